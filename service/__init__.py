@@ -1,0 +1,1 @@
+"""Asynchronous game backend: the cryptid autobattler and turn-based tabletop matches."""

@@ -1,0 +1,55 @@
+"""SplitMix64, the one generator every game draws from (DESIGN §3).
+
+It is published so that a client in any language can re-simulate from a seed.
+"""
+
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+MASK64 = (1 << 64) - 1
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+
+
+def mix64(z: int) -> int:
+    """The SplitMix64 output function applied to one 64-bit value."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def derive_seed(seed: int, salt: int) -> int:
+    """A sub-seed: the first output of a generator seeded with `seed ^ salt`."""
+    return mix64(((seed ^ salt) + GOLDEN_GAMMA) & MASK64)
+
+
+class SplitMix64:
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        if not 0 <= seed <= MASK64:
+            raise ValueError("seed must be in 0..2^64-1")
+        self.state = seed
+
+    def next(self) -> int:
+        self.state = (self.state + GOLDEN_GAMMA) & MASK64
+        return mix64(self.state)
+
+    def die(self, faces: int) -> int:
+        """A die with `faces` faces: 1 + next() % faces."""
+        return 1 + self.next() % faces
+
+    def below(self, n: int) -> int:
+        """An index in 0..n-1: next() % n."""
+        return self.next() % n
+
+    def pick(self, items: Sequence[T]) -> T:
+        """One item, by `below(len(items))`."""
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher–Yates in place, from the last index down: j = next() % (i + 1)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.next() % (i + 1)
+            items[i], items[j] = items[j], items[i]
