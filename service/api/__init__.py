@@ -1,0 +1,1 @@
+"""HTTP: parse and validate the request, call one use-case, encode the answer."""

@@ -1,0 +1,199 @@
+"""Endpoint declarations: one place states a route's models, auth and status.
+
+The same declaration validates requests, encodes answers and generates the OpenAPI document,
+so the documentation cannot drift from what the server accepts.
+"""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from uuid import UUID
+
+import structlog
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from service import auth
+from service.api import codec
+from service.api.errors import (
+    ApiError,
+    forbidden,
+    from_validation_error,
+    rate_limited,
+    unauthorized,
+)
+from service.api.keys import LIMITER, SETTINGS
+
+Auth = Literal["none", "player", "ops"]
+OPS_HEADER = "X-Ops-Token"
+
+
+class Body(BaseModel):
+    """Base of request bodies: strict types, unknown fields rejected."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class Query(BaseModel):
+    """Base of query strings: values arrive as text, so types are coerced."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A handler's answer when it needs a status or headers other than the declared ones."""
+
+    data: Any
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Call:
+    """What a handler receives: the raw request plus its validated parts."""
+
+    request: web.Request
+    body: Any = None
+    query: Any = None
+    player_id: UUID | None = None
+
+    @property
+    def player(self) -> UUID:
+        if self.player_id is None:
+            raise RuntimeError("endpoint is not authenticated")
+        return self.player_id
+
+    def path_param(self, name: str) -> str:
+        return self.request.match_info[name]
+
+
+Handler = Callable[[Call], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    auth: Auth
+    body: type[BaseModel] | None
+    query: type[BaseModel] | None
+    response: type[BaseModel] | None
+    status: int
+    rate_limited: bool
+    tag: str
+    errors: tuple[int, ...]
+
+
+class Endpoints:
+    """A module's table of endpoints; the app registers every table."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.items: list[Endpoint] = []
+
+    def route(
+        self,
+        method: str,
+        path: str,
+        *,
+        summary: str,
+        auth: Auth = "player",
+        body: type[BaseModel] | None = None,
+        query: type[BaseModel] | None = None,
+        response: type[BaseModel] | None = None,
+        status: int = 200,
+        rate_limited: bool = True,
+        errors: tuple[int, ...] = (),
+    ) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            self.items.append(
+                Endpoint(
+                    method,
+                    path,
+                    handler,
+                    summary,
+                    auth,
+                    body,
+                    query,
+                    response,
+                    status,
+                    rate_limited,
+                    self.tag,
+                    errors,
+                )
+            )
+            return handler
+
+        return register
+
+
+def _validate(model: type[BaseModel], data: Any, prefix: tuple[str, ...] = ()) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, prefix) from exc
+
+
+def _authenticate(request: web.Request) -> UUID:
+    try:
+        token = auth.bearer_token(request.headers.get("Authorization"))
+        return auth.verify_token(request.app[SETTINGS].secret_key, token)
+    except auth.InvalidToken as exc:
+        raise unauthorized(str(exc)) from exc
+
+
+def _check_ops(request: web.Request) -> None:
+    given = request.headers.get(OPS_HEADER)
+    if not given:
+        raise ApiError(401, "unauthorized", f"missing {OPS_HEADER} header")
+    if not auth.ops_token_matches(request.app[SETTINGS].ops_token, given):
+        raise forbidden("ops token is not valid")
+
+
+def _limit(request: web.Request, key: object) -> None:
+    wait = request.app[LIMITER].take(key)
+    if wait > 0:
+        raise rate_limited(wait)
+
+
+def _encode_result(result: Any) -> Any:
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json")
+    return result
+
+
+def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        call = Call(request)
+        if endpoint.auth == "player":
+            call.player_id = _authenticate(request)
+            structlog.contextvars.bind_contextvars(player_id=str(call.player_id))
+        elif endpoint.auth == "ops":
+            _check_ops(request)
+        if endpoint.rate_limited:
+            _limit(request, call.player_id or ("ip", request.remote))
+        if endpoint.query is not None:
+            call.query = _validate(endpoint.query, dict(request.query), ("query",))
+        if endpoint.body is not None:
+            raw = await codec.read_body(request, request.app[SETTINGS].max_body_bytes)
+            call.body = _validate(endpoint.body, raw)
+        result = await endpoint.handler(call)
+        if isinstance(result, web.StreamResponse):
+            return result
+        if isinstance(result, Reply):
+            return codec.respond(
+                request, _encode_result(result.data), result.status, result.headers
+            )
+        return codec.respond(request, _encode_result(result), endpoint.status)
+
+    handle.__name__ = endpoint.handler.__name__
+    return handle
+
+
+def register(app: web.Application, tables: list[Endpoints]) -> None:
+    for table in tables:
+        for endpoint in table.items:
+            app.router.add_route(endpoint.method, endpoint.path, to_aiohttp(endpoint))

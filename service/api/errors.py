@@ -1,0 +1,92 @@
+"""The one error shape: {"error": {"code", "message", "details"}} with a fitting status."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+
+class ApiError(Exception):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = dict(details or {})
+        self.headers = dict(headers or {})
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """('a', 'cryptids', 2, 'species') -> 'a.cryptids[2].species'."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "(body)"
+
+
+def invalid_field(field: str, message: str) -> ApiError:
+    return ApiError(
+        422,
+        "invalid_field",
+        f"{field}: {message}",
+        {"fields": [{"field": field, "message": message}]},
+    )
+
+
+def from_validation_error(exc: ValidationError, prefix: tuple[str, ...] = ()) -> ApiError:
+    fields = [
+        {"field": field_path(prefix + tuple(err["loc"])), "message": err["msg"]}
+        for err in exc.errors(include_url=False, include_input=False)
+    ]
+    first = fields[0]
+    return ApiError(
+        422, "invalid_field", f"{first['field']}: {first['message']}", {"fields": fields}
+    )
+
+
+def unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def forbidden(message: str) -> ApiError:
+    return ApiError(403, "forbidden", message)
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(404, "not_found", message)
+
+
+def conflict(code: str, message: str, details: Mapping[str, Any] | None = None) -> ApiError:
+    return ApiError(409, code, message, details)
+
+
+def unprocessable(code: str, message: str, details: Mapping[str, Any] | None = None) -> ApiError:
+    return ApiError(422, code, message, details)
+
+
+def rate_limited(retry_after: float) -> ApiError:
+    seconds = max(1, int(retry_after + 0.999))
+    return ApiError(
+        429,
+        "rate_limited",
+        f"too many requests; retry in {seconds}s",
+        {"retry_after": seconds},
+        {"Retry-After": str(seconds)},
+    )
+
+
+def unavailable(message: str = "the database is unavailable; retry shortly") -> ApiError:
+    return ApiError(503, "unavailable", message, headers={"Retry-After": "1"})

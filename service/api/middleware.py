@@ -1,0 +1,89 @@
+"""Request ids, one log line per request, and every failure turned into the error shape."""
+
+import re
+import time
+import uuid
+
+import structlog
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from service.api import codec
+from service.api.errors import ApiError, unavailable
+from service.api.keys import SETTINGS
+from service.store.database import is_unavailable
+
+REQUEST_ID_HEADER = "X-Request-Id"
+_VALID_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+}
+
+log = structlog.get_logger("service.http")
+
+
+def _request_id(request: web.Request) -> str:
+    given = request.headers.get(REQUEST_ID_HEADER, "")
+    return given if _VALID_REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+
+
+def _from_http_exception(request: web.Request, exc: web.HTTPException) -> ApiError:
+    if exc.status == 404:
+        return ApiError(404, "not_found", f"no such path: {request.path}")
+    if exc.status == 405 and isinstance(exc, web.HTTPMethodNotAllowed):
+        allowed = sorted(exc.allowed_methods)
+        return ApiError(
+            405,
+            "method_not_allowed",
+            f"{request.method} is not allowed on {request.path}",
+            {"allowed": allowed},
+            {"Allow": ", ".join(allowed)},
+        )
+    if exc.status == 413:
+        return codec.too_large(request.app[SETTINGS].max_body_bytes)
+    code = _HTTP_CODES.get(exc.status, "http_error")
+    return ApiError(exc.status, code, exc.reason)
+
+
+def _error_response(request: web.Request, error: ApiError) -> web.Response:
+    return codec.respond(request, error.body(), error.status, error.headers)
+
+
+@web.middleware
+async def request_context(request: web.Request, handler: Handler) -> web.StreamResponse:
+    request_id = _request_id(request)
+    # Keep-alive connections reuse one task, so clear what the previous request bound.
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(request_id=request_id)
+    started = time.perf_counter()
+    try:
+        response = await handler(request)
+    except ApiError as error:
+        response = _error_response(request, error)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        response = _error_response(request, _from_http_exception(request, exc))
+    except Exception as exc:
+        if is_unavailable(exc):
+            log.warning("database_unavailable", error=type(exc).__name__)
+            response = _error_response(request, unavailable())
+        else:
+            log.exception("unhandled_error")
+            internal = ApiError(500, "internal", "internal error", {"request_id": request_id})
+            response = _error_response(request, internal)
+    if not response.prepared:
+        response.headers[REQUEST_ID_HEADER] = request_id
+    log.info(
+        "request",
+        method=request.method,
+        path=request.path,
+        status=response.status,
+        ms=round((time.perf_counter() - started) * 1000, 2),
+    )
+    return response

@@ -1,0 +1,125 @@
+"""The OpenAPI 3.1 document, generated from the endpoint declarations and their models."""
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from service.api.endpoints import OPS_HEADER, Endpoint, Endpoints
+
+_REF = "#/components/schemas/{model}"
+_STATUS_TEXT = {
+    400: "Malformed body",
+    401: "Missing or invalid credentials",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Version or idempotency conflict",
+    413: "Body too large",
+    415: "Unsupported media type",
+    422: "Invalid fields or illegal in the rules",
+    429: "Rate limited (see Retry-After)",
+    503: "Database unavailable (see Retry-After)",
+}
+_MEDIA = ("application/json", "application/msgpack")
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    details: dict[str, Any]
+
+
+class Error(BaseModel):
+    error: ErrorDetail
+
+
+def _content(schema: dict[str, Any]) -> dict[str, Any]:
+    return {media: {"schema": schema} for media in _MEDIA}
+
+
+def _ref(model: type[BaseModel]) -> dict[str, str]:
+    return {"$ref": _REF.format(model=model.__name__)}
+
+
+def _parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in re.findall(r"{(\w+)}", endpoint.path)
+    ]
+    if endpoint.query is not None:
+        schema = endpoint.query.model_json_schema(ref_template=_REF)
+        required = set(schema.get("required", []))
+        for name, prop in schema.get("properties", {}).items():
+            params.append(
+                {"name": name, "in": "query", "required": name in required, "schema": prop}
+            )
+    return params
+
+
+def _operation(endpoint: Endpoint) -> dict[str, Any]:
+    ok: dict[str, Any] = {"description": "Success"}
+    if endpoint.response is not None:
+        ok["content"] = _content(_ref(endpoint.response))
+    responses: dict[str, Any] = {str(endpoint.status): ok}
+    for status in endpoint.errors:
+        responses[str(status)] = {
+            "description": _STATUS_TEXT.get(status, "Error"),
+            "content": _content(_ref(Error)),
+        }
+    operation: dict[str, Any] = {
+        "operationId": endpoint.handler.__name__,
+        "summary": endpoint.summary,
+        "tags": [endpoint.tag],
+        "parameters": _parameters(endpoint),
+        "responses": responses,
+    }
+    if endpoint.body is not None:
+        operation["requestBody"] = {"required": True, "content": _content(_ref(endpoint.body))}
+    if endpoint.auth == "player":
+        operation["security"] = [{"bearer": []}]
+    elif endpoint.auth == "ops":
+        operation["security"] = [{"opsToken": []}]
+    return operation
+
+
+def _schemas(endpoints: list[Endpoint]) -> dict[str, Any]:
+    requests = {m for e in endpoints for m in (e.body, e.query) if m is not None}
+    responses = {e.response for e in endpoints if e.response is not None} | {Error}
+    pairs: list[tuple[type[BaseModel], Any]] = [(m, "validation") for m in requests]
+    pairs += [(m, "serialization") for m in responses]
+    # A model used both as request and as response would get two suffixed names; none is.
+    _, defs = models_json_schema(pairs, ref_template=_REF)
+    schemas: dict[str, Any] = defs.get("$defs", {})
+    return schemas
+
+
+def build_document(
+    tables: list[Endpoints], extra_paths: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    endpoints = [e for table in tables for e in table.items]
+    paths: dict[str, Any] = {}
+    for endpoint in endpoints:
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint)
+    for path, operations in (extra_paths or {}).items():
+        paths.setdefault(path, {}).update(operations)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Cryptid backend",
+            "version": "1",
+            "description": (
+                "Every endpoint speaks JSON and msgpack: the request by Content-Type, the answer by"
+                " Accept. Errors share one shape. See the README."
+            ),
+        },
+        "paths": dict(sorted(paths.items())),
+        "components": {
+            "schemas": dict(sorted(_schemas(endpoints).items())),
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+                "opsToken": {"type": "apiKey", "in": "header", "name": OPS_HEADER},
+            },
+        },
+    }

@@ -1,0 +1,68 @@
+"""Registering a player and reading oneself."""
+
+from typing import Annotated
+
+from pydantic import BaseModel, StringConstraints
+
+from service import auth, players
+from service.api.endpoints import Body, Call, Endpoints
+from service.api.errors import unauthorized
+from service.api.keys import POOL, SETTINGS
+
+endpoints = Endpoints("players")
+
+PlayerName = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$"
+    ),
+]
+
+
+class NewPlayer(Body):
+    name: PlayerName
+
+
+class PlayerCreated(BaseModel):
+    player_id: str
+    name: str
+    token: str
+
+
+class Player(BaseModel):
+    player_id: str
+    name: str
+    rating: int
+
+
+@endpoints.route(
+    "POST",
+    "/v1/players",
+    summary="Register a player and get its bearer token",
+    auth="none",
+    body=NewPlayer,
+    response=PlayerCreated,
+    status=201,
+    errors=(400, 413, 415, 422, 429),
+)
+async def create_player(call: Call) -> PlayerCreated:
+    body: NewPlayer = call.body
+    app = call.request.app
+    row = await players.register(app[POOL], body.name)
+    settings = app[SETTINGS]
+    token = auth.issue_token(settings.secret_key, row.player_id, settings.token_ttl_seconds)
+    return PlayerCreated(player_id=str(row.player_id), name=row.name, token=token)
+
+
+@endpoints.route(
+    "GET",
+    "/v1/players/me",
+    summary="The authenticated player",
+    response=Player,
+    errors=(401, 429),
+)
+async def me(call: Call) -> Player:
+    row = await players.find(call.request.app[POOL], call.player)
+    if row is None:
+        raise unauthorized("token names no known player")
+    return Player(player_id=str(row.player_id), name=row.name, rating=row.rating)

@@ -1,0 +1,60 @@
+"""The aiohttp application: middleware, routes, and the database pool's lifetime."""
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import structlog
+from aiohttp import web
+
+from service.api import docs, health, ops, players
+from service.api.endpoints import Endpoints, register
+from service.api.keys import LIMITER, POOL, SETTINGS
+from service.api.middleware import request_context
+from service.api.openapi import build_document
+from service.config import Settings
+from service.ratelimit import RateLimiter
+from service.store.database import apply_schema, create_pool, is_unavailable
+
+log = structlog.get_logger("service.app")
+
+ENDPOINT_TABLES: list[Endpoints] = [
+    health.endpoints,
+    docs.endpoints,
+    players.endpoints,
+    ops.endpoints,
+]
+STARTUP_ATTEMPTS = 20
+
+
+async def _database(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    if settings.database_url is None:
+        raise RuntimeError("no database URL: start the embedded one or set DATABASE_URL")
+    for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        try:
+            pool = await create_pool(
+                settings.database_url,
+                settings.db_pool_min,
+                settings.db_pool_max,
+                settings.db_timeout_seconds,
+            )
+            await apply_schema(pool)
+            break
+        except Exception as exc:
+            if not is_unavailable(exc) or attempt == STARTUP_ATTEMPTS:
+                raise
+            log.warning("database_not_ready", attempt=attempt, error=type(exc).__name__)
+            await asyncio.sleep(0.5)
+    app[POOL] = pool
+    yield
+    await pool.close()
+
+
+def create_app(settings: Settings) -> web.Application:
+    app = web.Application(middlewares=[request_context], client_max_size=settings.max_body_bytes)
+    app[SETTINGS] = settings
+    app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
+    app[docs.OPENAPI] = build_document(ENDPOINT_TABLES)
+    register(app, ENDPOINT_TABLES)
+    app.cleanup_ctx.append(_database)
+    return app

@@ -1,0 +1,56 @@
+"""Signed bearer tokens for players (JWT, HS256) and the ops token check."""
+
+import hmac
+import time
+from uuid import UUID
+
+import jwt
+
+_ALGORITHM = "HS256"
+_AUDIENCE = "player"
+
+
+class InvalidToken(Exception):
+    """The token is missing, malformed, expired or not signed by us; the message says which."""
+
+
+def issue_token(secret: str, player_id: UUID, ttl_seconds: int, now: float | None = None) -> str:
+    issued = int(time.time() if now is None else now)
+    claims = {"sub": str(player_id), "aud": _AUDIENCE, "iat": issued, "exp": issued + ttl_seconds}
+    return jwt.encode(claims, secret, algorithm=_ALGORITHM)
+
+
+def verify_token(secret: str, token: str) -> UUID:
+    """The player id a token was issued to."""
+    try:
+        claims = jwt.decode(
+            token,
+            secret,
+            algorithms=[_ALGORITHM],
+            audience=_AUDIENCE,
+            options={"require": ["sub", "exp", "aud"]},
+        )
+    except jwt.ExpiredSignatureError as exc:
+        raise InvalidToken("token expired") from exc
+    except jwt.InvalidSignatureError as exc:
+        raise InvalidToken("token signature is not valid") from exc
+    except jwt.PyJWTError as exc:
+        raise InvalidToken("token is malformed") from exc
+    try:
+        return UUID(str(claims["sub"]))
+    except ValueError as exc:
+        raise InvalidToken("token is malformed") from exc
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of an `Authorization: Bearer …` header."""
+    if not authorization:
+        raise InvalidToken("missing Authorization header")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise InvalidToken("Authorization must be 'Bearer <token>'")
+    return token.strip()
+
+
+def ops_token_matches(expected: str, given: str) -> bool:
+    return hmac.compare_digest(expected.encode(), given.encode())

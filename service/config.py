@@ -1,0 +1,100 @@
+"""Settings from the environment, with safe defaults (see the README's configuration table)."""
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ConfigError(ValueError):
+    """A setting is present but unusable; the message names it."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from exc
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from exc
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _kept_secret(data_dir: Path, filename: str) -> str:
+    """A random secret created once under the data directory and reused on later starts."""
+    path = data_dir / filename
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_urlsafe(32)
+    path.touch(mode=0o600)
+    path.write_text(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    database_url: str | None = None
+    data_dir: Path = Path("var")
+    secret_key: str = ""
+    ops_token: str = ""
+    token_ttl_seconds: int = 30 * 24 * 3600
+    rate_limit_per_second: float = 50.0
+    rate_limit_burst: int = 100
+    db_pool_min: int = 2
+    db_pool_max: int = 10
+    db_timeout_seconds: float = 5.0
+    max_body_bytes: int = 1024 * 1024
+    log_format: str = "auto"
+    log_level: str = "info"
+    shutdown_timeout_seconds: float = 10.0
+
+    @property
+    def pgdata(self) -> Path:
+        return self.data_dir / "pgdata"
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read the settings; secrets left unset are generated and kept under DATA_DIR."""
+    env = os.environ if env is None else env
+    data_dir = Path(env.get("DATA_DIR") or "var").resolve()
+    log_format = env.get("LOG_FORMAT", "auto")
+    if log_format not in ("auto", "json", "console"):
+        raise ConfigError(f"LOG_FORMAT must be auto, json or console, got {log_format!r}")
+    return Settings(
+        host=env.get("HOST") or "127.0.0.1",
+        port=_int(env, "PORT", 8080),
+        database_url=env.get("DATABASE_URL") or None,
+        data_dir=data_dir,
+        secret_key=env.get("SECRET_KEY") or _kept_secret(data_dir, "secret_key"),
+        ops_token=env.get("OPS_TOKEN") or _kept_secret(data_dir, "ops_token"),
+        token_ttl_seconds=_int(env, "TOKEN_TTL_SECONDS", 30 * 24 * 3600, minimum=1),
+        rate_limit_per_second=_float(env, "RATE_LIMIT_PER_SECOND", 50.0),
+        rate_limit_burst=_int(env, "RATE_LIMIT_BURST", 100, minimum=1),
+        db_pool_min=_int(env, "DB_POOL_MIN", 2, minimum=1),
+        db_pool_max=_int(env, "DB_POOL_MAX", 10, minimum=1),
+        db_timeout_seconds=_float(env, "DB_TIMEOUT_SECONDS", 5.0),
+        max_body_bytes=_int(env, "MAX_BODY_BYTES", 1024 * 1024, minimum=1),
+        log_format=log_format,
+        log_level=(env.get("LOG_LEVEL") or "info").lower(),
+        shutdown_timeout_seconds=_float(env, "SHUTDOWN_TIMEOUT_SECONDS", 10.0),
+    )

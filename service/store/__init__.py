@@ -1,0 +1,1 @@
+"""SQL: asyncpg queries, one module per aggregate."""

@@ -1,0 +1,49 @@
+"""The asyncpg pool, the schema, and telling "database down" apart from other errors."""
+
+import asyncio
+from pathlib import Path
+
+import asyncpg
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema.sql"
+
+# Errors meaning "the database cannot be reached or is going away" (answered as 503).
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.CannotConnectNowError,
+    # Raised when a query meets a connection the server has just shut down under it.
+    asyncpg.exceptions.InternalClientError,
+)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    return isinstance(exc, _UNAVAILABLE)
+
+
+async def create_pool(url: str, min_size: int, max_size: int, timeout_s: float) -> asyncpg.Pool:
+    return await asyncpg.create_pool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        timeout=timeout_s,
+        command_timeout=timeout_s,
+        # Broken connections are replaced when the server comes back.
+        max_inactive_connection_lifetime=60.0,
+    )
+
+
+async def apply_schema(pool: asyncpg.Pool) -> None:
+    """Apply schema.sql under an advisory lock so that instances starting together don't race."""
+    sql = SCHEMA_PATH.read_text()
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(727274)")
+        await conn.execute(sql)
+
+
+async def ping(pool: asyncpg.Pool, timeout_s: float) -> None:
+    async with pool.acquire(timeout=timeout_s) as conn:
+        await conn.fetchval("SELECT 1", timeout=timeout_s)
