@@ -8,3 +8,14 @@ CREATE TABLE IF NOT EXISTS players (
 );
 
 CREATE INDEX IF NOT EXISTS players_rating_idx ON players (rating DESC, player_id);
+
+-- Stored answers of retried writes (Idempotency-Key): the same key and body give the same answer.
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+    player_id    uuid NOT NULL REFERENCES players (player_id),
+    key          text NOT NULL,
+    request_hash bytea NOT NULL,
+    status       integer,
+    response     bytea,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (player_id, key)
+);

@@ -5,8 +5,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from service.errors import ServiceError
 
-class ApiError(Exception):
+
+class ApiError(ServiceError):
+    """A refusal decided by the HTTP layer, possibly with headers (Retry-After, Allow…)."""
+
     def __init__(
         self,
         status: int,
@@ -15,15 +19,12 @@ class ApiError(Exception):
         details: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = dict(details or {})
+        super().__init__(message, details, code=code, status=status)
         self.headers = dict(headers or {})
 
-    def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+def error_body(error: ServiceError) -> dict[str, Any]:
+    return {"error": {"code": error.code, "message": error.message, "details": error.details}}
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:

@@ -9,8 +9,9 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from service.api import codec
-from service.api.errors import ApiError, unavailable
+from service.api.errors import ApiError, error_body, unavailable
 from service.api.keys import SETTINGS
+from service.errors import ServiceError
 from service.store.database import is_unavailable
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -50,8 +51,9 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException) -> ApiErr
     return ApiError(exc.status, code, exc.reason)
 
 
-def _error_response(request: web.Request, error: ApiError) -> web.Response:
-    return codec.respond(request, error.body(), error.status, error.headers)
+def _error_response(request: web.Request, error: ServiceError) -> web.Response:
+    headers = error.headers if isinstance(error, ApiError) else None
+    return codec.respond(request, error_body(error), error.status, headers)
 
 
 @web.middleware
@@ -63,7 +65,7 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
     started = time.perf_counter()
     try:
         response = await handler(request)
-    except ApiError as error:
+    except ServiceError as error:
         response = _error_response(request, error)
     except web.HTTPException as exc:
         if exc.status < 400:

@@ -49,7 +49,7 @@ class SplitMix64:
         return items[self.below(len(items))]
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher–Yates in place, from the last index down: j = next() % (i + 1)."""
+        """Fisher-Yates in place, from the last index down: j = next() % (i + 1)."""
         for i in range(len(items) - 1, 0, -1):
             j = self.next() % (i + 1)
             items[i], items[j] = items[j], items[i]
