@@ -1,6 +1,7 @@
 """Command line: `python -m service serve` and the tools beside it."""
 
 import argparse
+import os
 import sys
 
 from service.config import ConfigError, load_settings
@@ -20,6 +21,12 @@ def _serve(_: argparse.Namespace) -> int:
     return 0
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    from service.cli_battle import main as simulate_main
+
+    return simulate_main(args.args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m service", description="The cryptid autobattler and match backend."
@@ -29,14 +36,31 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="run the HTTP service (embedded PostgreSQL unless DATABASE_URL is set)"
     )
     serve.set_defaults(run=_serve)
+    simulate = commands.add_parser(
+        "simulate",
+        help="watch a battle: simulate --seed N A.json B.json [--json] [--ruleset ID]",
+        add_help=False,
+    )
+    simulate.set_defaults(run=_simulate)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # `simulate` parses its own options; every other command takes none beyond its own.
+    args, rest = parser.parse_known_args(argv)
+    if args.run is _simulate:
+        args.args = rest
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     result: int = args.run(args)
     return result
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, like other command-line tools.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

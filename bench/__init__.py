@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.<name>`; they print tables, and tests run them in smoke mode."""

@@ -1,0 +1,582 @@
+"""The battle: a pure function of (ruleset, seed, warband A, warband B).
+
+docs/rules/cryptids.md is the contract this module implements; the comments here only say why
+the code is shaped as it is. Events are tuples, appended only when recording, because building
+them is most of the cost of a battle.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from service.games.cryptids.compiled import (
+    E_ADD_TO_SUM,
+    E_DAMAGE,
+    E_HEAL,
+    E_POISON,
+    E_REROLL,
+    E_SHIELD,
+    E_STUN,
+    E_SUMMON,
+    E_THREAT,
+    G_ALL_ALLIES,
+    G_ALL_ENEMIES,
+    G_HIGHEST_HEALTH,
+    G_HIGHEST_THREAT,
+    G_LEFTMOST,
+    G_LOWEST_HEALTH,
+    G_LOWEST_HEALTH_ALLY,
+    G_RIGHTMOST,
+    G_SELF,
+    T_ON_ALLY_DAMAGED,
+    T_ON_ALLY_DEATH,
+    T_ON_ALLY_HEALED,
+    T_ON_DAMAGED,
+    T_ON_DEATH,
+    T_ON_ENEMY_DAMAGED,
+    T_ON_HEALED,
+    CompiledRuleset,
+    UnitSpec,
+    compiled,
+    fire_count,
+)
+from service.games.cryptids.content import Ruleset
+from service.games.cryptids.hashing import COUNT_STRUCT, UNIT_STRUCT, hash_parts
+from service.games.cryptids.replay import Event, Replay
+from service.games.cryptids.warband import Warband, validate_warband
+from service.games.rng import GOLDEN_GAMMA, MASK64, SplitMix64
+
+# uids: side A's cryptids are 0..4 by starting slot, side B's 5..9 (board_size apart); summoned
+# tokens are numbered on from 2 * board_size in the order they join.
+
+
+@dataclass(frozen=True, slots=True)
+class BattleResult:
+    winner: str  # "a", "b" or "draw"
+    rolls: int
+    health_a: int
+    health_b: int
+    reason: str  # "wipe", "roll_limit" or "stalemate"
+    ruleset: str
+    seed: int
+    replay: Replay | None
+
+
+class Unit:
+    __slots__ = (
+        "effect",
+        "fires",
+        "harmful",
+        "health",
+        "magnitude",
+        "max_health",
+        "packed",
+        "poison",
+        "shield",
+        "side",
+        "slot",
+        "stun",
+        "target",
+        "threat",
+        "token",
+        "trigger",
+        "trigger_value",
+        "uid",
+    )
+
+    def __init__(self, uid: int, side: int, slot: int, spec: UnitSpec) -> None:
+        self.uid = uid
+        self.side = side
+        self.slot = slot
+        self.health = spec.health
+        self.max_health = spec.health
+        self.threat = spec.threat
+        self.shield = 0
+        self.poison = 0
+        self.stun = 0
+        self.trigger = spec.trigger
+        self.trigger_value = spec.trigger_value
+        self.effect = spec.effect
+        self.target = spec.target
+        self.magnitude = spec.magnitude
+        self.token = spec.token
+        self.harmful = spec.harmful
+        self.fires = spec.fires
+        # This cryptid's part of the board hash encoding, or None when its state changed since.
+        self.packed: bytes | None = None
+
+
+class _Battle:
+    # The unit lists (`units` and the per-trigger subsets) hold every cryptid on the board;
+    # cryptids at 0 health stay in them until step 6 removes them, so every reader checks
+    # health. They exist so that a roll visits only the cryptids that could act.
+    __slots__ = (
+        "board",
+        "bonus",
+        "chain_depth",
+        "comp",
+        "damage_reactors",
+        "death_units",
+        "dice_units",
+        "emit",
+        "events",
+        "faces",
+        "flip",
+        "harmful_present",
+        "heal_reactors",
+        "next_uid",
+        "poison_pending",
+        "reactions_left",
+        "record",
+        "rng",
+        "roll_units",
+        "seed",
+        "sort_key",
+        "units",
+    )
+
+    def __init__(
+        self, comp: CompiledRuleset, seed: int, a: Warband, b: Warband, record: bool
+    ) -> None:
+        rules = comp.ruleset.battle
+        self.comp = comp
+        self.seed = seed
+        self.rng = SplitMix64(seed)
+        self.record = record
+        self.events: list[Event] = []
+        # Bound once: the hot paths call `emit` only when recording.
+        self.emit: Callable[[Event], None] = self.events.append
+        self.chain_depth = rules.chain_depth
+        self.reactions_left = rules.reaction_limit
+        self.faces = rules.die_faces
+        self.bonus = 0
+        self.flip = 0
+        self.units: list[Unit] = []
+        self.roll_units: list[Unit] = []
+        self.dice_units: list[Unit] = []
+        self.damage_reactors: list[Unit] = []
+        self.heal_reactors: list[Unit] = []
+        self.death_units: list[Unit] = []
+        self.harmful_present = False
+        self.poison_pending = False  # False only when no cryptid has poison stacks
+        size = rules.board_size
+        self.board: list[list[Unit | None]] = [[None] * size, [None] * size]
+        for side, warband in enumerate((a, b)):
+            for slot, pick in enumerate(warband):
+                self._place(Unit(side * size + slot, side, slot, comp.species[pick]))
+        self.next_uid = 2 * size
+        self.sort_key: Callable[[Unit], int] = self._key
+
+    def _place(self, u: Unit) -> None:
+        self.board[u.side][u.slot] = u
+        self.units.append(u)
+        if u.harmful:
+            self.harmful_present = True
+        t = u.trigger
+        if t < T_ON_DAMAGED:
+            if u.effect == E_ADD_TO_SUM or u.effect == E_REROLL:
+                self.dice_units.append(u)
+            else:
+                self.roll_units.append(u)
+        elif t <= T_ON_ENEMY_DAMAGED:
+            self.damage_reactors.append(u)
+        elif t <= T_ON_ALLY_HEALED:
+            self.heal_reactors.append(u)
+        else:
+            self.death_units.append(u)
+
+    def _drop_dead(self) -> None:
+        def alive(units: list[Unit]) -> list[Unit]:
+            return [x for x in units if x.health > 0]
+
+        self.units = alive(self.units)
+        self.roll_units = alive(self.roll_units)
+        self.dice_units = alive(self.dice_units)
+        self.damage_reactors = alive(self.damage_reactors)
+        self.heal_reactors = alive(self.heal_reactors)
+        self.death_units = alive(self.death_units)
+        self.harmful_present = any(x.harmful for x in self.units)
+
+    def _key(self, u: Unit) -> int:
+        # Threat order as one int: higher threat first, then lower slot, then the side that
+        # goes first on this roll (A on odd rolls: flip 0; B on even rolls: flip 1).
+        return (-u.threat << 16) | (u.slot << 1) | (u.side ^ self.flip)
+
+    # --- targets -------------------------------------------------------------------------
+
+    def _targets(self, u: Unit) -> list[Unit]:
+        g = u.target
+        if g >= G_SELF:
+            if g == G_SELF:
+                return [u] if u.health > 0 else []
+            allies = [x for x in self.board[u.side] if x is not None and x.health > 0]
+            if g == G_ALL_ALLIES:
+                return allies
+            if g == G_LOWEST_HEALTH_ALLY:
+                return [min(allies, key=_health)] if allies else []
+            return [x for x in allies if x.slot == u.slot - 1 or x.slot == u.slot + 1]
+        enemies = [x for x in self.board[1 - u.side] if x is not None and x.health > 0]
+        if not enemies or g == G_ALL_ENEMIES:
+            return enemies
+        if g == G_HIGHEST_THREAT:
+            best = enemies[0]
+            for x in enemies:
+                if x.threat > best.threat:
+                    best = x
+            return [best]
+        if g == G_LOWEST_HEALTH:
+            return [min(enemies, key=_health)]
+        if g == G_HIGHEST_HEALTH:
+            return [max(enemies, key=_health)]
+        if g == G_LEFTMOST:
+            return [enemies[0]]
+        if g == G_RIGHTMOST:
+            return [enemies[-1]]
+        return [enemies[self.rng.below(len(enemies))]]
+
+    # --- effects -------------------------------------------------------------------------
+
+    def _activate(self, u: Unit, depth: int) -> None:
+        """Resolve u's ability once (its trigger has fired); a pending stun cancels it."""
+        record = self.record
+        if u.stun:
+            u.stun -= 1
+            u.packed = None
+            if record:
+                self.emit(("skip", u.uid))
+            return
+        if record:
+            self.emit(("trigger", u.uid))
+        effect = u.effect
+        if effect == E_DAMAGE:
+            amount = u.magnitude + self.bonus
+            for t in self._targets(u):
+                if t.health > 0:
+                    self._damage(u.uid, t, amount, depth)
+        elif effect == E_HEAL:
+            for t in self._targets(u):
+                if t.health > 0:
+                    self._heal(u, t, depth)
+        elif effect == E_SUMMON:
+            self._summon(u)
+        else:
+            self._buff(u, effect)
+
+    def _buff(self, u: Unit, effect: int) -> None:
+        m = u.magnitude
+        emit = self.emit if self.record else None
+        for t in self._targets(u):
+            t.packed = None
+            if effect == E_SHIELD:
+                t.shield += m
+                value, name = t.shield, "shield"
+            elif effect == E_POISON:
+                t.poison += m
+                self.poison_pending = True
+                value, name = t.poison, "poison"
+            elif effect == E_STUN:
+                t.stun += m
+                value, name = t.stun, "stun"
+            elif effect == E_THREAT:
+                t.threat += m
+                value, name = t.threat, "threat"
+            else:
+                t.max_health += m
+                t.health += m
+                value, name = t.max_health, "max_health"
+            if emit is not None:
+                emit((name, u.uid, t.uid, m, value))
+
+    def _damage(self, source: int, t: Unit, amount: int, depth: int) -> None:
+        absorbed = 0
+        if t.shield:
+            absorbed = t.shield if t.shield < amount else amount
+            t.shield -= absorbed
+        loss = amount - absorbed
+        if loss > t.health:
+            loss = t.health
+        t.health -= loss
+        t.packed = None
+        if self.record:
+            self.emit(("damage", source, t.uid, amount, absorbed, t.health))
+        if loss and self.damage_reactors:
+            self._react(
+                self.damage_reactors, t, T_ON_DAMAGED, T_ON_ALLY_DAMAGED, T_ON_ENEMY_DAMAGED, depth
+            )
+
+    def _heal(self, u: Unit, t: Unit, depth: int) -> None:
+        gain = t.max_health - t.health
+        if gain > u.magnitude:
+            gain = u.magnitude
+        t.health += gain
+        t.packed = None
+        if self.record:
+            self.emit(("heal", u.uid, t.uid, gain, t.health))
+        if gain and self.heal_reactors:
+            self._react(self.heal_reactors, t, T_ON_HEALED, T_ON_ALLY_HEALED, -1, depth)
+
+    def _summon(self, u: Unit) -> None:
+        token = u.token
+        assert token is not None
+        spec = self.comp.tokens[token]
+        row = self.board[u.side]
+        for _ in range(u.magnitude):
+            if None not in row:
+                if self.record:
+                    self.events.append(("summon_failed", u.uid, token))
+                return
+            t = Unit(self.next_uid, u.side, row.index(None), spec)
+            self.next_uid += 1
+            self._place(t)
+            if self.record:
+                self.events.append(("summon", u.uid, t.uid, token, t.slot))
+
+    def _react(
+        self, reactors: list[Unit], t: Unit, own: int, ally: int, enemy: int, depth: int
+    ) -> None:
+        """Reactions to damage or healing of t, resolved at once, depth first."""
+        found: list[Unit] = []
+        for x in reactors:
+            if x.health <= 0:
+                continue
+            trig = x.trigger
+            if x is t:
+                if trig == own:
+                    found.append(x)
+            elif x.side == t.side:
+                if trig == ally:
+                    found.append(x)
+            elif trig == enemy:
+                found.append(x)
+        if not found:
+            return
+        if len(found) > 1:
+            found.sort(key=self.sort_key)
+        depth += 1
+        for x in found:
+            if x.health <= 0:
+                continue
+            if depth > self.chain_depth or self.reactions_left <= 0:
+                if self.record:
+                    self.events.append(("chain_limit", x.uid))
+                continue
+            self.reactions_left -= 1
+            self._activate(x, depth)
+
+    # --- the roll ------------------------------------------------------------------------
+
+    def _poison_tick(self) -> None:
+        poisoned = [x for x in self.units if x.poison and x.health > 0]
+        if not poisoned:
+            self.poison_pending = False
+            return
+        if len(poisoned) > 1:
+            poisoned.sort(key=self.sort_key)
+        for x in poisoned:
+            if x.health <= 0:
+                continue
+            stacks = x.poison
+            x.poison = stacks - 1
+            x.packed = None
+            if self.record:
+                self.events.append(("tick", x.uid, stacks))
+            self._damage(-1, x, stacks, 0)
+
+    def _dice_abilities(self, index: int, total: int) -> tuple[int, bool]:
+        """Step 3: abilities that change the dice; returns the new sum and whether to re-roll."""
+        fired = [x for x in self.dice_units if x.health > 0 and x.fires[index]]
+        if not fired:
+            return total, False
+        if len(fired) > 1:
+            fired.sort(key=self.sort_key)
+        record = self.record
+        for x in fired:
+            for _ in range(x.fires[index]):
+                if x.stun:
+                    x.stun -= 1
+                    x.packed = None
+                    if record:
+                        self.events.append(("skip", x.uid))
+                    continue
+                if record:
+                    self.events.append(("trigger", x.uid))
+                if x.effect == E_REROLL:
+                    if record:
+                        self.events.append(("reroll", x.uid))
+                    return total, True
+                total += x.magnitude
+                if record:
+                    self.events.append(("sum", x.uid, x.magnitude, total))
+        return total, False
+
+    def _roll_abilities(self, d1: int, d2: int, index: int, total: int) -> None:
+        """Step 4 (and 5 through the reactions): every other ability the roll triggers."""
+        plain = total == d1 + d2
+        fired = [
+            x
+            for x in self.roll_units
+            if x.health > 0
+            and (x.fires[index] if plain else fire_count(x.trigger, x.trigger_value, d1, d2, total))
+        ]
+        if len(fired) > 1:
+            fired.sort(key=self.sort_key)
+        for x in fired:
+            n = x.fires[index] if plain else fire_count(x.trigger, x.trigger_value, d1, d2, total)
+            for _ in range(n):
+                if x.health <= 0:
+                    break
+                self._activate(x, 0)
+
+    def _deaths(self, dead: list[Unit]) -> None:
+        """Step 6: remove the dead in waves, resolve death abilities, then close up left."""
+        waves = 0
+        key = self.sort_key
+        while dead:
+            dead.sort(key=key)
+            for x in dead:
+                self.board[x.side][x.slot] = None
+                if self.record:
+                    self.events.append(("death", x.uid))
+            self._drop_dead()
+            if waves >= self.chain_depth:
+                if self.record:
+                    self.events.append(("chain_limit", -1))
+            elif self.death_units or any(x.trigger == T_ON_DEATH for x in dead):
+                waves += 1
+                self._death_abilities(dead)
+            dead = [x for x in self.units if x.health <= 0]
+        for side, row in enumerate(self.board):
+            kept = [x for x in row if x is not None]
+            for slot, x in enumerate(kept):
+                x.slot = slot
+            self.board[side] = kept + [None] * (len(row) - len(kept))
+
+    def _death_abilities(self, dead: list[Unit]) -> None:
+        """One wave of on_death, on_ally_death, on_enemy_death, in threat order of the owner."""
+        key = self.sort_key
+        acts: list[tuple[int, int, Unit]] = [
+            (key(d), key(d), d) for d in dead if d.trigger == T_ON_DEATH
+        ]
+        for x in self.death_units:
+            if x.trigger != T_ON_DEATH:
+                want_same = x.trigger == T_ON_ALLY_DEATH
+                acts.extend((key(x), key(d), x) for d in dead if (d.side == x.side) == want_same)
+        acts.sort(key=lambda act: (act[0], act[1]))
+        for _, _, x in acts:
+            if x.health > 0 or x.trigger == T_ON_DEATH:
+                self._activate(x, 0)
+
+    def _hash(self) -> str:
+        # Rows are compact here (step 6 closed them up; a summon takes the first free slot),
+        # and only cryptids whose state changed since the last roll are packed again.
+        parts: list[bytes] = []
+        for row in self.board:
+            mark = len(parts)
+            parts.append(b"")
+            n = 0
+            for x in row:
+                if x is None:
+                    break
+                packed = x.packed
+                if packed is None:
+                    packed = x.packed = UNIT_STRUCT.pack(
+                        x.uid, x.health, x.max_health, x.threat, x.shield, x.poison, x.stun
+                    )
+                parts.append(packed)
+                n += 1
+            parts[mark] = COUNT_STRUCT.pack(n)
+        return hash_parts(parts)
+
+    def run(self, replay: Replay | None) -> BattleResult:
+        rules = self.comp.ruleset.battle
+        faces = self.faces
+        sudden = rules.sudden_death_start
+        roll_limit = rules.roll_limit
+        reaction_limit = rules.reaction_limit
+        rng = self.rng
+        board = self.board
+        record = self.record
+        events = self.events
+        roll = 0
+        while True:
+            alive_a = board[0][0] is not None
+            alive_b = board[1][0] is not None
+            if not (alive_a and alive_b):
+                reason = "wipe"
+                break
+            if roll >= roll_limit:
+                reason = "roll_limit"
+                break
+            if not self.harmful_present and not (
+                self.poison_pending and any(x.poison for x in self.units)
+            ):
+                reason = "stalemate"
+                break
+            roll += 1
+            self.flip = 1 - (roll & 1)
+            self.reactions_left = reaction_limit
+            d1, d2 = throw(rng, faces)
+            if record:
+                events.append(("roll", roll, d1, d2))
+            self.bonus = roll - sudden + 1 if roll >= sudden else 0
+            if self.bonus and record:
+                events.append(("sudden_death", self.bonus))
+            if self.poison_pending:
+                self._poison_tick()
+            index = (d1 - 1) * faces + d2 - 1
+            total, reroll = d1 + d2, False
+            if self.dice_units:
+                total, reroll = self._dice_abilities(index, total)
+            if not reroll:
+                self._roll_abilities(d1, d2, index, total)
+            dead = [x for x in self.units if x.health <= 0]
+            if dead:
+                self._deaths(dead)
+            if replay is not None:
+                replay.hashes.append(self._hash())
+        health_a = sum(x.health for x in board[0] if x is not None)
+        health_b = sum(x.health for x in board[1] if x is not None)
+        if reason == "wipe":
+            winner = "a" if alive_a else "b" if alive_b else "draw"
+        else:
+            winner = "a" if health_a > health_b else "b" if health_b > health_a else "draw"
+        if record:
+            events.append(("end", winner, reason, health_a, health_b))
+        return BattleResult(
+            winner, roll, health_a, health_b, reason, self.comp.ruleset.id, self.seed, replay
+        )
+
+
+def throw(rng: SplitMix64, faces: int) -> tuple[int, int]:
+    """Two dice, exactly `rng.die(faces)` twice, inlined: it runs on every roll."""
+    state = (rng.state + GOLDEN_GAMMA) & MASK64
+    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    d1 = 1 + (z ^ (z >> 31)) % faces
+    state = (state + GOLDEN_GAMMA) & MASK64
+    rng.state = state
+    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return d1, 1 + (z ^ (z >> 31)) % faces
+
+
+def _health(u: Unit) -> int:
+    return u.health
+
+
+def simulate(
+    ruleset: Ruleset,
+    seed: int,
+    warband_a: Sequence[Sequence[object]],
+    warband_b: Sequence[Sequence[object]],
+    record: bool = True,
+) -> BattleResult:
+    """Fight warband A (the player) against warband B (the ghost) from `seed`.
+
+    A warband is a sequence of (species_id, ability_index 0|1, level). Raises WarbandError on
+    a warband the ruleset does not allow and ValueError on a seed outside 0..2^64-1.
+    """
+    a = validate_warband(ruleset, warband_a, "a")
+    b = validate_warband(ruleset, warband_b, "b")
+    battle = _Battle(compiled(ruleset), seed, a, b, record)
+    replay = Replay(ruleset.id, seed, a, b, battle.events, []) if record else None
+    return battle.run(replay)

@@ -1,0 +1,1 @@
+"""The golden replay corpus of the cryptid battle engine (see gen.py)."""
