@@ -9,6 +9,76 @@ CREATE TABLE IF NOT EXISTS players (
 
 CREATE INDEX IF NOT EXISTS players_rating_idx ON players (rating DESC, player_id);
 
+-- Runs of the autobattler: one player's attempt, its shop (pure state as jsonb) and its score.
+CREATE TABLE IF NOT EXISTS runs (
+    run_id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    player_id       uuid NOT NULL REFERENCES players (player_id),
+    ruleset         text NOT NULL,
+    seed            numeric(20, 0) NOT NULL,
+    status          text NOT NULL DEFAULT 'shopping' CHECK (status IN ('shopping', 'won', 'lost')),
+    lives           integer NOT NULL,
+    wins            integer NOT NULL DEFAULT 0,
+    shop            jsonb NOT NULL,
+    rating_at_start integer NOT NULL,
+    rating_change   double precision NOT NULL DEFAULT 0,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    ended_at        timestamptz
+);
+
+CREATE INDEX IF NOT EXISTS runs_player_idx ON runs (player_id, created_at DESC);
+
+-- Immutable warbands, one per (run, round). Bot ghosts are snapshots without a run.
+CREATE TABLE IF NOT EXISTS snapshots (
+    snapshot_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id      uuid REFERENCES runs (run_id),
+    player_id   uuid REFERENCES players (player_id),
+    round       integer NOT NULL,
+    ruleset     text NOT NULL,
+    rating      integer NOT NULL,
+    wins        integer NOT NULL,
+    lives       integer NOT NULL,
+    warband     jsonb NOT NULL,
+    is_bot      boolean NOT NULL DEFAULT false,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (run_id, round)
+);
+
+-- Pairing walks this index up and down from the player's rating (store/snapshots.py); the
+-- included columns let it filter by age and owner without touching the table.
+CREATE INDEX IF NOT EXISTS snapshots_pairing_idx ON snapshots (ruleset, round, rating, snapshot_id)
+    INCLUDE (created_at, player_id) WHERE NOT is_bot;
+
+-- Resolved battles: their inputs (snapshots, ruleset, seed) and what they gave.
+CREATE TABLE IF NOT EXISTS battles (
+    battle_id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id             uuid NOT NULL REFERENCES runs (run_id),
+    round              integer NOT NULL,
+    player_snapshot_id bigint NOT NULL REFERENCES snapshots (snapshot_id),
+    ghost_snapshot_id  bigint NOT NULL REFERENCES snapshots (snapshot_id),
+    ghost_player_id    uuid REFERENCES players (player_id),
+    ruleset            text NOT NULL,
+    seed               numeric(20, 0) NOT NULL,
+    pairing            text NOT NULL,
+    rating_gap         integer NOT NULL,
+    pairing_ms         real NOT NULL,
+    winner             text NOT NULL CHECK (winner IN ('player', 'ghost', 'draw')),
+    rolls              integer NOT NULL,
+    health_player      integer NOT NULL,
+    health_ghost       integer NOT NULL,
+    rating_change      double precision NOT NULL,
+    -- The run as this battle left it, so a retried end-turn gets the same answer.
+    lives_after        integer NOT NULL,
+    wins_after         integer NOT NULL,
+    status_after       text NOT NULL,
+    rating_pending     double precision NOT NULL,
+    created_at         timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (run_id, round)
+);
+
+CREATE INDEX IF NOT EXISTS battles_ghost_player_idx ON battles (ghost_player_id);
+CREATE INDEX IF NOT EXISTS battles_created_idx ON battles (created_at);
+
 -- Stored answers of retried writes (Idempotency-Key): the same key and body give the same answer.
 CREATE TABLE IF NOT EXISTS idempotency_keys (
     player_id    uuid NOT NULL REFERENCES players (player_id),

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 import structlog
 from aiohttp import web
 
-from service.api import docs, health, ops, players
+from service import catalogue
+from service.api import battles, content, docs, health, leaderboard, ops, players, runs
 from service.api.endpoints import Endpoints, register
 from service.api.keys import LIMITER, POOL, SETTINGS
 from service.api.middleware import request_context
@@ -21,6 +22,10 @@ ENDPOINT_TABLES: list[Endpoints] = [
     health.endpoints,
     docs.endpoints,
     players.endpoints,
+    content.endpoints,
+    runs.endpoints,
+    battles.endpoints,
+    leaderboard.endpoints,
     ops.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
@@ -51,6 +56,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings) -> web.Application:
+    catalogue.load_all()
     app = web.Application(middlewares=[request_context], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)

@@ -67,6 +67,7 @@ class Settings:
     log_format: str = "auto"
     log_level: str = "info"
     shutdown_timeout_seconds: float = 10.0
+    snapshot_ttl_seconds: float = 7 * 24 * 3600.0
 
     @property
     def pgdata(self) -> Path:
@@ -97,4 +98,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_format=log_format,
         log_level=(env.get("LOG_LEVEL") or "info").lower(),
         shutdown_timeout_seconds=_float(env, "SHUTDOWN_TIMEOUT_SECONDS", 10.0),
+        snapshot_ttl_seconds=_float(env, "SNAPSHOT_TTL_SECONDS", 7 * 24 * 3600.0),
     )

@@ -1,12 +1,15 @@
 """Shared fixtures: one real embedded PostgreSQL and one real HTTP service per test session."""
 
 import dataclasses
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
+import asyncpg
 import pytest
 from aiohttp import web
 
@@ -42,16 +45,52 @@ def settings(embedded_db: EmbeddedPostgres, tmp_path_factory: pytest.TempPathFac
 
 
 @asynccontextmanager
-async def running_service(settings: Settings) -> AsyncIterator[Api]:
+async def service_and_app(settings: Settings) -> AsyncIterator[tuple[Api, web.Application]]:
     """The real application on a real port of 127.0.0.1, with a client for it."""
-    runner = web.AppRunner(create_app(settings), access_log=None)
+    app = create_app(settings)
+    runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]
     async with aiohttp.ClientSession() as session:
-        yield Api(session, f"http://127.0.0.1:{port}")
+        yield Api(session, f"http://127.0.0.1:{port}"), app
     await runner.cleanup()
+
+
+@asynccontextmanager
+async def running_service(settings: Settings) -> AsyncIterator[Api]:
+    async with service_and_app(settings) as (api, _):
+        yield api
+
+
+@pytest.fixture
+async def fresh_database_url(settings: Settings) -> AsyncIterator[str]:
+    """A new, empty database on the session's server, dropped afterwards."""
+    name = f"t_{uuid.uuid4().hex}"
+    admin = await asyncpg.connect(settings.database_url)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(settings.database_url or "", name)
+    finally:
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+@pytest.fixture
+async def fresh_service(
+    settings: Settings, fresh_database_url: str
+) -> AsyncIterator[tuple[Api, web.Application]]:
+    """A service on a database of its own, for tests that need an empty pool of snapshots."""
+    fresh = dataclasses.replace(settings, database_url=fresh_database_url)
+    async with service_and_app(fresh) as pair:
+        yield pair
+
+
+def make_url(url: str, database: str) -> str:
+    """The same server URL naming another database."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,188 @@
+"""Pairing at scale and the end-turn loop: `python -m bench.pairing`.
+
+Fills a fresh embedded PostgreSQL (or DATABASE_URL) with a pool of snapshots by COPY, then
+measures the pairing query's latency and the throughput of the whole end-turn use-case
+(lock, snapshot, pair, fight, store) with many players ending turns at once.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bench.table import format_table, percentile
+from service import pairing, runs
+from service.embedded_db import EmbeddedPostgres
+from service.games.cryptids import shop as shops
+from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
+from service.games.rng import SplitMix64
+from service.store.database import apply_schema, create_pool
+
+ROUNDS = 20
+BENCH_SEED = 0xBE7C4
+
+
+async def fill(pool: asyncpg.Pool, snapshots: int, owners: int) -> float:
+    """COPY `owners` players and `snapshots` snapshots spread over rounds and ratings."""
+    rng = SplitMix64(BENCH_SEED)
+    ruleset = load_ruleset(DEFAULT_RULESET)
+    species = sorted(ruleset.species)
+    started = time.perf_counter()
+    players = [(uuid.UUID(int=rng.next() << 64 | rng.next()), f"p{i}") for i in range(owners)]
+    warbands = [
+        json.dumps([[rng.pick(species), rng.below(2), 1 + rng.below(3)] for _ in range(5)])
+        for _ in range(64)
+    ]
+    async with pool.acquire() as conn:
+        await conn.copy_records_to_table("players", records=players, columns=["player_id", "name"])
+        batch = 100_000
+        for start in range(0, snapshots, batch):
+            records = []
+            for _ in range(min(batch, snapshots - start)):
+                # Ratings spread like a ladder: most near 1000, tails to about ±600.
+                rating = 1000 + sum(rng.below(101) - 50 for _ in range(4)) * 3
+                records.append(
+                    (
+                        players[rng.below(owners)][0],
+                        1 + rng.below(ROUNDS),
+                        DEFAULT_RULESET,
+                        rating,
+                        0,
+                        5,
+                        warbands[rng.below(len(warbands))],
+                    )
+                )
+            await conn.copy_records_to_table(
+                "snapshots",
+                records=records,
+                columns=["player_id", "round", "ruleset", "rating", "wins", "lives", "warband"],
+            )
+        await conn.execute("ANALYZE snapshots")
+    return time.perf_counter() - started
+
+
+async def pairing_latency(pool: asyncpg.Pool, queries: int) -> list[float]:
+    rng = SplitMix64(BENCH_SEED + 1)
+    ids = [r["player_id"] for r in await pool.fetch("SELECT player_id FROM players LIMIT 200")]
+    timings = []
+    async with pool.acquire() as conn:
+        for i in range(queries):
+            exclude = [ids[rng.below(len(ids))] for _ in range(1 + rng.below(10))]
+            started = time.perf_counter()
+            await pairing.find_ghost(
+                conn,
+                run_seed=i,
+                ruleset=DEFAULT_RULESET,
+                round_=1 + rng.below(ROUNDS),
+                rating=700 + rng.below(601),
+                exclude_players=exclude,
+                ttl_seconds=7 * 24 * 3600,
+            )
+            timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+async def _player_with_run(pool: asyncpg.Pool, seed: int) -> tuple[uuid.UUID, uuid.UUID]:
+    player_id: uuid.UUID = await pool.fetchval(
+        "INSERT INTO players (name) VALUES ('bench') RETURNING player_id"
+    )
+    run = await runs.start(pool, player_id, seed=seed)
+    return player_id, uuid.UUID(run["run_id"])
+
+
+async def end_turn_loop(pool: asyncpg.Pool, players: int, turns: int) -> tuple[float, list[float]]:
+    """`players` players each play `turns` rounds (buy what gold allows, end the turn)."""
+    ruleset = load_ruleset(DEFAULT_RULESET)
+    policy = runs.PairingPolicy(7 * 24 * 3600)
+    pairs = [await _player_with_run(pool, seed) for seed in range(players)]
+    latencies: list[float] = []
+
+    def buy_all(_: Any, shop: shops.Shop) -> shops.Shop:
+        for slot in range(len(shop.offers)):
+            try:
+                shop = shops.buy(ruleset, shop, slot)
+            except shops.ShopError:
+                continue
+        return shop
+
+    async def play(player_id: uuid.UUID, run_id: uuid.UUID) -> None:
+        for _ in range(turns):
+            await runs.shop_move(pool, player_id, run_id, buy_all)
+            started = time.perf_counter()
+            answer = await runs.end_turn(
+                pool, player_id, run_id, round_=None, order=None, abilities=None, policy=policy
+            )
+            latencies.append((time.perf_counter() - started) * 1000)
+            if answer["status"] != "shopping":
+                return
+
+    started = time.perf_counter()
+    await asyncio.gather(*(play(p, r) for p, r in pairs))
+    return len(latencies) / (time.perf_counter() - started), latencies
+
+
+async def measure(
+    url: str, snapshots: int, queries: int, players: int, turns: int
+) -> list[dict[str, Any]]:
+    pool = await create_pool(url, 4, 20, 30.0)
+    try:
+        await apply_schema(pool)
+        load_s = await fill(pool, snapshots, owners=max(10, snapshots // 20))
+        latency = await pairing_latency(pool, queries)
+        throughput, turn_latency = await end_turn_loop(pool, players, turns)
+    finally:
+        await pool.close()
+    return [
+        {
+            "figure": f"COPY {snapshots:,} snapshots",
+            "value": f"{load_s:.1f} s",
+            "p50 ms": "",
+            "p99 ms": "",
+        },
+        {
+            "figure": f"pairing query ({queries} runs)",
+            "value": f"{1000 / statistics.mean(latency):.0f} /s serial",
+            "p50 ms": f"{percentile(latency, 0.5):.2f}",
+            "p99 ms": f"{percentile(latency, 0.99):.2f}",
+        },
+        {
+            "figure": f"end-turn, {players} players at once",
+            "value": f"{throughput:.0f} turns/s",
+            "p50 ms": f"{percentile(turn_latency, 0.5):.2f}",
+            "p99 ms": f"{percentile(turn_latency, 0.99):.2f}",
+        },
+    ]
+
+
+def run(smoke: bool = False) -> list[dict[str, Any]]:
+    sizes = (2_000, 50, 4, 2) if smoke else (1_000_000, 2_000, 32, 8)
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return asyncio.run(measure(url, *sizes))
+    with tempfile.TemporaryDirectory(prefix="bench-pairing-") as folder:
+        db = EmbeddedPostgres(Path(folder) / "pgdata")
+        try:
+            return asyncio.run(measure(db.start(), *sizes))
+        finally:
+            db.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.pairing", description=__doc__)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, for the test suite")
+    args = parser.parse_args(argv)
+    print(format_table(run(args.smoke)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

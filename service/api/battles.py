@@ -1,0 +1,122 @@
+"""Stored battles and their replays."""
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from service import battles
+from service.api.endpoints import Body, Call, Endpoints, Query
+from service.api.errors import not_found
+from service.api.keys import POOL
+
+endpoints = Endpoints("battles")
+
+
+class BattleSide(BaseModel):
+    snapshot_id: int
+    round: int
+    rating: int
+    wins: int
+    lives: int
+    is_bot: bool
+    cryptids: list[dict[str, Any]]
+
+
+class Battle(BaseModel):
+    battle_id: int
+    round: int
+    ruleset: str
+    seed: int
+    pairing: str
+    rating_gap: int
+    winner: str
+    rolls: int
+    health: dict[str, int]
+    rating_change: float
+    player: BattleSide
+    ghost: BattleSide
+    created_at: str
+
+
+MAX_SEED = 2**64 - 1
+
+
+class Cryptid(Body):
+    species: Annotated[str, Field(max_length=64)]
+    ability: int
+    level: int
+
+
+class Warband(Body):
+    # The board holds 5; a little slack lets the rules name the offending count.
+    cryptids: Annotated[list[Cryptid], Field(max_length=16)]
+
+
+class SimulateRequest(Body):
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)]
+    a: Warband
+    b: Warband
+    ruleset: Annotated[str, Field(max_length=64)] | None = None
+
+
+class SimulateQuery(Query):
+    replay: bool = True
+
+
+class SimulateResult(BaseModel):
+    ruleset: str
+    seed: int
+    winner: str
+    reason: str
+    rolls: int
+    health: dict[str, int]
+    replay: dict[str, Any] | None = None
+
+
+def _picks(warband: Warband) -> list[tuple[str, int, int]]:
+    return [(c.species, c.ability, c.level) for c in warband.cryptids]
+
+
+@endpoints.route(
+    "POST",
+    "/v1/battles/simulate",
+    summary="Resolve a battle between two warbands from a seed (nothing is stored)",
+    body=SimulateRequest,
+    query=SimulateQuery,
+    response=SimulateResult,
+    errors=(400, 401, 413, 415, 422, 429),
+)
+async def simulate_battle(call: Call) -> dict[str, Any]:
+    body: SimulateRequest = call.body
+    query: SimulateQuery = call.query
+    return battles.simulate_battle(
+        body.ruleset, body.seed, _picks(body.a), _picks(body.b), query.replay
+    )
+
+
+def battle_id(call: Call) -> int:
+    raw = call.path_param("battle_id")
+    if not raw.isdigit() or len(raw) > 18:
+        raise not_found(f"no battle {raw}")
+    return int(raw)
+
+
+@endpoints.route(
+    "GET",
+    "/v1/battles/{battle_id}",
+    summary="A battle you fought or whose ghost is yours: result, both snapshots, seed, pairing",
+    response=Battle,
+    errors=(401, 404, 429),
+)
+async def get_battle(call: Call) -> dict[str, Any]:
+    return await battles.get(call.request.app[POOL], call.player, battle_id(call))
+
+
+@endpoints.route(
+    "GET",
+    "/v1/battles/{battle_id}/replay",
+    summary="The battle's replay, re-simulated from its stored inputs (byte-identical)",
+    errors=(401, 404, 429),
+)
+async def get_replay(call: Call) -> dict[str, Any]:
+    return await battles.replay(call.request.app[POOL], call.player, battle_id(call))

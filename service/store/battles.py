@@ -1,0 +1,118 @@
+"""Battles: their inputs and results, one per (run, round)."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+import asyncpg
+
+
+@dataclass(frozen=True)
+class BattleRow:
+    battle_id: int
+    run_id: UUID
+    round: int
+    player_id: UUID
+    player_snapshot_id: int
+    ghost_snapshot_id: int
+    ghost_player_id: UUID | None
+    ruleset: str
+    seed: int
+    pairing: str
+    rating_gap: int
+    winner: str
+    rolls: int
+    health_player: int
+    health_ghost: int
+    rating_change: float
+    lives_after: int
+    wins_after: int
+    status_after: str
+    rating_pending: float
+    created_at: datetime
+
+
+_SELECT = """
+SELECT b.battle_id, b.run_id, b.round, r.player_id, b.player_snapshot_id, b.ghost_snapshot_id,
+       b.ghost_player_id, b.ruleset, b.seed, b.pairing, b.rating_gap, b.winner, b.rolls,
+       b.health_player, b.health_ghost, b.rating_change, b.lives_after, b.wins_after,
+       b.status_after, b.rating_pending, b.created_at
+  FROM battles b JOIN runs r USING (run_id)
+"""
+
+
+def _row(row: asyncpg.Record) -> BattleRow:
+    return BattleRow(**{**dict(row), "seed": int(row["seed"])})
+
+
+async def insert(
+    conn: asyncpg.Connection,
+    *,
+    run_id: UUID,
+    round_: int,
+    player_snapshot_id: int,
+    ghost_snapshot_id: int,
+    ghost_player_id: UUID | None,
+    ruleset: str,
+    seed: int,
+    pairing: str,
+    rating_gap: int,
+    pairing_ms: float,
+    winner: str,
+    rolls: int,
+    health_player: int,
+    health_ghost: int,
+    rating_change: float,
+    lives_after: int,
+    wins_after: int,
+    status_after: str,
+    rating_pending: float,
+) -> int:
+    battle_id: int = await conn.fetchval(
+        """
+        INSERT INTO battles (run_id, round, player_snapshot_id, ghost_snapshot_id, ghost_player_id,
+            ruleset, seed, pairing, rating_gap, pairing_ms, winner, rolls, health_player,
+            health_ghost, rating_change, lives_after, wins_after, status_after, rating_pending)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+            $19)
+        RETURNING battle_id
+        """,
+        run_id,
+        round_,
+        player_snapshot_id,
+        ghost_snapshot_id,
+        ghost_player_id,
+        ruleset,
+        seed,
+        pairing,
+        rating_gap,
+        pairing_ms,
+        winner,
+        rolls,
+        health_player,
+        health_ghost,
+        rating_change,
+        lives_after,
+        wins_after,
+        status_after,
+        rating_pending,
+    )
+    return battle_id
+
+
+async def of_round(conn: asyncpg.Connection, run_id: UUID, round_: int) -> BattleRow | None:
+    row = await conn.fetchrow(_SELECT + " WHERE b.run_id = $1 AND b.round = $2", run_id, round_)
+    return None if row is None else _row(row)
+
+
+async def get(conn: asyncpg.Connection | asyncpg.Pool, battle_id: int) -> BattleRow | None:
+    row = await conn.fetchrow(_SELECT + " WHERE b.battle_id = $1", battle_id)
+    return None if row is None else _row(row)
+
+
+async def opponents_met(conn: asyncpg.Connection, run_id: UUID) -> list[UUID]:
+    rows = await conn.fetch(
+        "SELECT ghost_player_id FROM battles WHERE run_id = $1 AND ghost_player_id IS NOT NULL",
+        run_id,
+    )
+    return [row["ghost_player_id"] for row in rows]

@@ -1,0 +1,101 @@
+"""Warband snapshots and the pairing query over them."""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+
+@dataclass(frozen=True)
+class Candidate:
+    snapshot_id: int
+    player_id: UUID
+    rating: int
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    snapshot_id: int
+    run_id: UUID | None
+    player_id: UUID | None
+    round: int
+    ruleset: str
+    rating: int
+    wins: int
+    lives: int
+    warband: list[list[Any]]
+    is_bot: bool
+
+
+async def insert(
+    conn: asyncpg.Connection,
+    *,
+    run_id: UUID | None,
+    player_id: UUID | None,
+    round_: int,
+    ruleset: str,
+    rating: int,
+    wins: int,
+    lives: int,
+    warband: list[list[Any]],
+    is_bot: bool,
+) -> int:
+    snapshot_id: int = await conn.fetchval(
+        """
+        INSERT INTO snapshots
+            (run_id, player_id, round, ruleset, rating, wins, lives, warband, is_bot)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING snapshot_id
+        """,
+        run_id,
+        player_id,
+        round_,
+        ruleset,
+        rating,
+        wins,
+        lives,
+        json.dumps(warband),
+        is_bot,
+    )
+    return snapshot_id
+
+
+# Two range scans of snapshots_pairing_idx, one upward and one downward from the rating, each
+# stopping after `limit` eligible rows: cost grows with `limit`, not with the pool.
+_NEAREST = """
+(SELECT snapshot_id, player_id, rating FROM snapshots
+  WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating >= $3
+    AND created_at > now() - make_interval(secs => $5) AND player_id <> ALL($4::uuid[])
+  ORDER BY rating, snapshot_id LIMIT $6)
+UNION ALL
+(SELECT snapshot_id, player_id, rating FROM snapshots
+  WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating < $3
+    AND created_at > now() - make_interval(secs => $5) AND player_id <> ALL($4::uuid[])
+  ORDER BY rating DESC, snapshot_id DESC LIMIT $6)
+"""
+
+
+async def nearest(
+    conn: asyncpg.Connection,
+    *,
+    ruleset: str,
+    round_: int,
+    rating: int,
+    exclude_players: list[UUID],
+    ttl_seconds: float,
+    limit: int,
+) -> list[Candidate]:
+    """Up to `limit` fresh snapshots on each side of `rating`, nearest first overall."""
+    rows = await conn.fetch(_NEAREST, ruleset, round_, rating, exclude_players, ttl_seconds, limit)
+    found = [Candidate(r["snapshot_id"], r["player_id"], r["rating"]) for r in rows]
+    return sorted(found, key=lambda c: (abs(c.rating - rating), c.snapshot_id))
+
+
+async def get(conn: asyncpg.Connection | asyncpg.Pool, snapshot_id: int) -> SnapshotRow:
+    row = await conn.fetchrow(
+        "SELECT snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives, warband,"
+        " is_bot FROM snapshots WHERE snapshot_id = $1",
+        snapshot_id,
+    )
+    return SnapshotRow(**{**dict(row), "warband": json.loads(row["warband"])})
