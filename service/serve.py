@@ -31,5 +31,5 @@ def serve(settings: Settings) -> None:
         )
     finally:
         if embedded is not None:
-            embedded.stop()
+            embedded.release()
             log.info("embedded_database_stopped")

@@ -27,7 +27,7 @@ def embedded_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPo
     server = EmbeddedPostgres(tmp_path_factory.mktemp("db") / "pgdata")
     server.start()
     yield server
-    server.stop()
+    server.release()
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,9 @@ import sys
 from pathlib import Path
 
 import asyncpg
+import pytest
 
-from service.embedded_db import EmbeddedPostgres
+from service.embedded_db import EmbeddedDatabaseBusy, EmbeddedPostgres
 
 KILLED_OWNER = """
 import os, sys, asyncio, asyncpg
@@ -44,5 +45,21 @@ async def test_a_server_left_by_a_killed_process_is_adopted_and_stopped(
     conn = await asyncpg.connect(db.start())
     assert await conn.fetchval("SELECT note FROM left_behind") == "kept"
     await conn.close()
-    db.stop()
+    db.release()
     assert not (pgdata / "postmaster.pid").exists()
+
+
+async def test_a_live_owner_keeps_its_server(tmp_path: Path) -> None:
+    owner = EmbeddedPostgres(tmp_path / "pgdata")
+    uri = owner.start()
+    try:
+        with pytest.raises(EmbeddedDatabaseBusy, match=str(os.getpid())):
+            EmbeddedPostgres(tmp_path / "pgdata").start()
+        conn = await asyncpg.connect(uri)
+        assert await conn.fetchval("SELECT 1") == 1
+        await conn.close()
+    finally:
+        owner.release()
+    again = EmbeddedPostgres(tmp_path / "pgdata")
+    again.start()
+    again.release()

@@ -76,6 +76,12 @@ def test_serve_uses_the_embedded_database_keeps_its_data_and_stops_it(
     try:
         _wait_healthy(base, second)
         me = _request(base + "/v1/players/me", token=created["token"])
+        # A third service on the same data directory refuses, leaving the running one alone.
+        third = _start(repo_root, tmp_path, _free_port())
+        _, third_err = third.communicate(timeout=30)
+        assert third.returncode == 2
+        assert b"in use by pid" in third_err
+        assert _request(base + "/readyz") == {"status": "ready"}
     finally:
         _stop(second)
     assert me["name"] == "persisted"

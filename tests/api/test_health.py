@@ -45,7 +45,7 @@ async def test_database_restart_gives_503_then_recovers_without_restarting_the_s
             me = await api.get("/v1/players/me", token=token, fmt=fmt)
             after = await api.post("/v1/players", {"name": "after"}, fmt=fmt)
     finally:
-        db.stop()
+        db.release()
 
     for answer in (ready, write, read):
         assert answer.status == 503
