@@ -89,3 +89,65 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     created_at   timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (player_id, key)
 );
+
+-- Matches
+-- A match is its seed plus an append-only action log; `state` caches the game's dump_state.
+-- `version` counts the actions applied; `due_at` is when the server must act on its own
+-- (a turn timer ran out, or bots still have moves left over from a bounded transaction).
+CREATE TABLE IF NOT EXISTS matches (
+    match_id     uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    game         text NOT NULL,
+    ruleset      text NOT NULL,
+    seed         numeric(20, 0) NOT NULL CHECK (seed >= 0 AND seed < 18446744073709551616),
+    seats        integer NOT NULL CHECK (seats > 0),
+    options      jsonb NOT NULL,
+    status       text NOT NULL CHECK (status IN ('waiting', 'active', 'finished')),
+    version      integer NOT NULL DEFAULT 0,
+    last_seq     bigint NOT NULL DEFAULT 0,
+    state        jsonb NOT NULL,
+    outcome      jsonb,
+    turn_seconds integer CHECK (turn_seconds > 0),
+    due_at       timestamptz,
+    created_by   uuid NOT NULL REFERENCES players (player_id),
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    finished_at  timestamptz
+);
+
+CREATE INDEX IF NOT EXISTS matches_due_idx ON matches (due_at) WHERE status = 'active';
+
+-- One row per seat: a player, a bot, or (while waiting) nobody; a player holds one seat at most.
+CREATE TABLE IF NOT EXISTS match_seats (
+    match_id  uuid NOT NULL REFERENCES matches (match_id),
+    seat      integer NOT NULL,
+    player_id uuid REFERENCES players (player_id),
+    bot       boolean NOT NULL,
+    joined_at timestamptz,
+    PRIMARY KEY (match_id, seat),
+    UNIQUE (match_id, player_id),
+    CHECK (NOT (bot AND player_id IS NOT NULL))
+);
+
+CREATE INDEX IF NOT EXISTS match_seats_player_idx ON match_seats (player_id);
+
+-- The action log: action number `version` took the match from version - 1 to version.
+CREATE TABLE IF NOT EXISTS match_actions (
+    match_id   uuid NOT NULL REFERENCES matches (match_id),
+    version    integer NOT NULL,
+    seat       integer NOT NULL,
+    action     jsonb NOT NULL,
+    source     text NOT NULL CHECK (source IN ('player', 'bot', 'timeout')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (match_id, version)
+);
+
+-- What happened, numbered per match; `visible_to` NULL is public, else only those seats see it.
+CREATE TABLE IF NOT EXISTS match_events (
+    match_id   uuid NOT NULL REFERENCES matches (match_id),
+    seq        bigint NOT NULL,
+    version    integer NOT NULL,
+    kind       text NOT NULL,
+    data       jsonb NOT NULL,
+    visible_to integer[],
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (match_id, seq)
+);

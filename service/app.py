@@ -7,7 +7,7 @@ import structlog
 from aiohttp import web
 
 from service import catalogue
-from service.api import battles, content, docs, health, leaderboard, ops, players, runs
+from service.api import battles, content, docs, health, leaderboard, matches, ops, players, runs
 from service.api.endpoints import Endpoints, register
 from service.api.keys import LIMITER, POOL, SETTINGS
 from service.api.middleware import request_context
@@ -27,6 +27,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     battles.endpoints,
     leaderboard.endpoints,
     ops.endpoints,
+    matches.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
 
@@ -63,4 +64,6 @@ def create_app(settings: Settings) -> web.Application:
     app[docs.OPENAPI] = build_document(ENDPOINT_TABLES)
     register(app, ENDPOINT_TABLES)
     app.cleanup_ctx.append(_database)
+    app.cleanup_ctx.append(matches.background)
+    app.on_shutdown.append(matches.close_sockets)
     return app

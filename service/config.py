@@ -37,6 +37,13 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = (env.get(name) or "0").lower()
+    if raw not in ("0", "1", "true", "false"):
+        raise ConfigError(f"{name} must be 0, 1, true or false, got {raw!r}")
+    return raw in ("1", "true")
+
+
 def _kept_secret(data_dir: Path, filename: str) -> str:
     """A random secret created once under the data directory and reused on later starts."""
     path = data_dir / filename
@@ -67,7 +74,10 @@ class Settings:
     log_format: str = "auto"
     log_level: str = "info"
     shutdown_timeout_seconds: float = 10.0
+    sweep_interval_seconds: float = 1.0
     snapshot_ttl_seconds: float = 7 * 24 * 3600.0
+    workers: int = 1
+    bench_floor: bool = False
 
     @property
     def pgdata(self) -> Path:
@@ -98,5 +108,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_format=log_format,
         log_level=(env.get("LOG_LEVEL") or "info").lower(),
         shutdown_timeout_seconds=_float(env, "SHUTDOWN_TIMEOUT_SECONDS", 10.0),
+        sweep_interval_seconds=_float(env, "SWEEP_INTERVAL_SECONDS", 1.0),
         snapshot_ttl_seconds=_float(env, "SNAPSHOT_TTL_SECONDS", 7 * 24 * 3600.0),
+        workers=_int(env, "WORKERS", 1, minimum=1),
+        bench_floor=_flag(env, "BENCH_FLOOR"),
     )

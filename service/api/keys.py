@@ -1,11 +1,16 @@
 """Typed keys for what the application object holds."""
 
+import weakref
+
 import asyncpg
 from aiohttp import web
 
 from service.config import Settings
+from service.matches.notify import Hub
 from service.ratelimit import RateLimiter
 
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
 LIMITER = web.AppKey("limiter", RateLimiter)
+MATCH_HUB = web.AppKey("match_hub", Hub)
+MATCH_SOCKETS = web.AppKey("match_sockets", weakref.WeakSet[web.WebSocketResponse])

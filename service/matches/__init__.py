@@ -1,0 +1,1 @@
+"""Turn-based matches: use-cases, the push hub, and the sweeper that runs timers and bots."""

@@ -1,0 +1,542 @@
+"""Match use-cases: create, join, read, act, follow events, replay; timers and bots.
+
+Every write is one transaction that locks the match row (SELECT … FOR UPDATE), checks the
+caller's version, applies the game's pure rules, appends to the action log and the numbered
+events, caches the new state, and sends NOTIFY, which PostgreSQL delivers only on commit.
+
+Decisions where the issue is silent:
+- `version` counts the actions applied (players', bots' and timeouts'); a stale one is 409.
+- A player holds at most one seat; joining again answers the seat already held (200).
+- Acting in a match that is waiting or finished is 409 `match_not_active`.
+- Service events share the sequence with the game's: `seat_taken` {seat, bot} as seats fill,
+  then `match_started` and the game's setup events when the last seat is filled.
+- A turn timer restarts at every action; when it runs out, every human seat still asked to
+  act gets the game's `timeout_action`.
+- Bots act in the same transaction, at most MAX_BOT_ACTIONS of them; the rest is left to the
+  sweeper (the match is marked due at once), so a bot-only match finishes in a few sweeps.
+- A replay is open to any player once the match is finished.
+"""
+
+import asyncio
+import secrets
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import structlog
+
+from service import idempotency
+from service.errors import Conflict, Forbidden, Illegal, NotFound
+from service.games.protocol import Event, Game, GameError, IllegalAction, rebuild
+from service.games.registry import describe, get_game
+from service.matches.notify import Hub
+from service.store import matches as store
+from service.store.database import is_unavailable
+from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
+
+log = structlog.get_logger("service.matches")
+
+MAX_BOT_ACTIONS = 50
+EVENT_PAGE = 500
+# A follower re-reads this often even without a notification, in case one was lost.
+RECHECK_SECONDS = 15.0
+# A match whose sweep failed (a bug, not the database) is retried after this long.
+SWEEP_RETRY_SECONDS = 60.0
+MAX_SWEEPS_PER_TICK = 200
+
+
+def games() -> list[dict[str, Any]]:
+    return describe()
+
+
+def _seat_of(seats: Sequence[SeatRow], player_id: UUID) -> int | None:
+    return next((s.seat for s in seats if s.player_id == player_id), None)
+
+
+def _event_wire(event: EventRow) -> dict[str, Any]:
+    return {"seq": event.seq, "version": event.version, "kind": event.kind, "data": event.data}
+
+
+def _seats_wire(seats: Sequence[SeatRow]) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": s.seat,
+            "player_id": None if s.player_id is None else str(s.player_id),
+            "bot": s.bot,
+        }
+        for s in seats
+    ]
+
+
+def _visible(event: EventRow, seat: int | None) -> bool:
+    return event.visible_to is None or (seat is not None and seat in event.visible_to)
+
+
+@dataclass
+class Progress:
+    """A match being changed inside one transaction, and what to append to its logs."""
+
+    row: MatchRow
+    seats: list[SeatRow]
+    game: Game[Any]
+    state: Any
+    status: str
+    version: int
+    last_seq: int
+    outcome: dict[str, Any] | None
+    actions: list[ActionRow] = field(default_factory=list)
+    events: list[EventRow] = field(default_factory=list)
+    restart_timer: bool = False
+
+    @classmethod
+    def of(cls, row: MatchRow, seats: list[SeatRow]) -> "Progress":
+        game = get_game(row.game)
+        return cls(
+            row,
+            seats,
+            game,
+            game.load_state(row.state),
+            row.status,
+            row.version,
+            row.last_seq,
+            row.outcome,
+        )
+
+    @property
+    def bots(self) -> set[int]:
+        return {s.seat for s in self.seats if s.bot}
+
+    def to_act(self) -> list[int]:
+        return self.game.to_act(self.state) if self.status == "active" else []
+
+    def emit(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.last_seq += 1
+            visible = None if event.visible_to is None else list(event.visible_to)
+            self.events.append(
+                EventRow(self.last_seq, self.version, event.kind, dict(event.data), visible)
+            )
+
+    def apply(self, seat: int, action: dict[str, Any], source: str) -> None:
+        """Apply one action; `IllegalAction` leaves everything as it was."""
+        self.state, events = self.game.apply(self.state, seat, action)
+        self.version += 1
+        self.restart_timer = True
+        self.actions.append(ActionRow(self.version, seat, action, source))
+        self.emit(events)
+        outcome = self.game.outcome(self.state)
+        if outcome is not None:
+            self.status = "finished"
+            self.outcome = dict(outcome)
+
+    def activate(self) -> None:
+        self.status = "active"
+        self.restart_timer = True
+        self.emit([Event("match_started"), *self.game.setup_events(self.state)])
+
+    def run_bots(self) -> bool:
+        """Play bot seats until a human must act; True when the bound left bot moves undone."""
+        for _ in range(MAX_BOT_ACTIONS):
+            seat = next((s for s in self.to_act() if s in self.bots), None)
+            if seat is None:
+                return False
+            self.apply(seat, self.game.bot_action(self.state, seat, secrets.randbits(64)), "bot")
+        return any(s in self.bots for s in self.to_act())
+
+    async def save(self, conn: asyncpg.Connection, bots_pending: bool) -> None:
+        due = 0.0 if bots_pending else self.row.turn_seconds
+        await store.update(
+            conn,
+            self.row.match_id,
+            status=self.status,
+            version=self.version,
+            last_seq=self.last_seq,
+            state=self.game.dump_state(self.state),
+            outcome=self.outcome,
+            due_in_seconds=due,
+            reset_due=self.restart_timer or bots_pending,
+        )
+        if self.actions:
+            await store.insert_actions(conn, self.row.match_id, self.actions)
+        if self.events:
+            await store.insert_events(conn, self.row.match_id, self.events)
+            await store.notify(conn, self.row.match_id, self.last_seq)
+
+    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+        return [_event_wire(e) for e in self.events if _visible(e, seat)]
+
+
+def _match_view(
+    row: MatchRow, seats: Sequence[SeatRow], game: Game[Any], state: Any, player_id: UUID
+) -> dict[str, Any]:
+    seat = _seat_of(seats, player_id)
+    active = row.status == "active"
+    return {
+        "match_id": str(row.match_id),
+        "game": row.game,
+        "ruleset": row.ruleset,
+        "status": row.status,
+        "version": row.version,
+        "seat": seat,
+        "seats": _seats_wire(seats),
+        "to_act": game.to_act(state) if active else [],
+        "view": game.view(state, seat),
+        "legal_actions": game.legal_actions(state, seat) if active and seat is not None else [],
+        "turn_seconds": row.turn_seconds,
+        "turn_deadline": _deadline(row),
+        "outcome": row.outcome,
+    }
+
+
+def _deadline(row: MatchRow) -> str | None:
+    if row.turn_seconds is None or row.due_at is None:
+        return None
+    return row.due_at.isoformat()
+
+
+def _joined(match_id: UUID, seat: int | None, version: int, status: str) -> dict[str, Any]:
+    return {"match_id": str(match_id), "seat": seat, "version": version, "status": status}
+
+
+async def create(
+    pool: asyncpg.Pool,
+    player_id: UUID,
+    *,
+    game_id: str,
+    seats: int,
+    options: dict[str, Any],
+    bots: list[int],
+    turn_seconds: int | None,
+    idempotency_key: str | None,
+) -> dict[str, Any]:
+    """A new match; the creator takes the first non-bot seat (none if every seat is a bot)."""
+    try:
+        game = get_game(game_id)
+    except GameError as exc:
+        raise Illegal(exc.reason, code="unknown_game") from exc
+    seed = secrets.randbits(64)
+    try:
+        state = game.setup(seed, seats, options)
+    except GameError as exc:
+        raise Illegal(exc.reason, code="invalid_match") from exc
+    bad = [b for b in bots if not 0 <= b < seats]
+    if bad or len(set(bots)) != len(bots):
+        raise Illegal(
+            f"bots must be distinct seat indexes in 0..{seats - 1}",
+            {"bots": bots},
+            code="invalid_bots",
+        )
+    creator = next((s for s in range(seats) if s not in bots), None)
+    seat_rows = [SeatRow(s, player_id if s == creator else None, s in bots) for s in range(seats)]
+    request = {
+        "game": game_id,
+        "seats": seats,
+        "options": options,
+        "bots": bots,
+        "turn_seconds": turn_seconds,
+    }
+    async with pool.acquire() as conn, conn.transaction():
+        if idempotency_key is not None:
+            stored = await idempotency.begin(
+                conn, player_id, idempotency_key, "create-match", request
+            )
+            if stored is not None:
+                return dict(stored.body)
+        match_id = await store.insert_match(
+            conn,
+            game=game.id,
+            ruleset=game.ruleset,
+            seed=seed,
+            seats=seat_rows,
+            options=options,
+            state=game.dump_state(state),
+            turn_seconds=turn_seconds,
+            created_by=player_id,
+        )
+        row = await store.lock(conn, match_id)
+        assert row is not None
+        progress = Progress.of(row, seat_rows)
+        progress.emit(
+            Event("seat_taken", {"seat": s.seat, "bot": s.bot})
+            for s in seat_rows
+            if s.bot or s.player_id is not None
+        )
+        bots_pending = False
+        if creator is None or seats - len(bots) == 1:
+            progress.activate()
+            bots_pending = progress.run_bots()
+        await progress.save(conn, bots_pending)
+        answer = _joined(match_id, creator, progress.version, progress.status)
+        if idempotency_key is not None:
+            await idempotency.finish(conn, player_id, idempotency_key, 201, answer)
+        return answer
+
+
+async def join(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> dict[str, Any]:
+    """Take the lowest free seat; a player already seated gets its seat back."""
+    async with pool.acquire() as conn, conn.transaction():
+        row = await store.lock(conn, match_id)
+        if row is None:
+            raise NotFound("no such match")
+        seats = await store.seats(conn, match_id)
+        held = _seat_of(seats, player_id)
+        if held is not None:
+            return _joined(match_id, held, row.version, row.status)
+        free = [s.seat for s in seats if not s.bot and s.player_id is None]
+        if not free:
+            raise Conflict("every seat of this match is taken", code="match_full")
+        seat = free[0]
+        await store.take_seat(conn, match_id, seat, player_id)
+        seats[seat] = SeatRow(seat, player_id, False)
+        progress = Progress.of(row, seats)
+        progress.emit([Event("seat_taken", {"seat": seat, "bot": False})])
+        bots_pending = False
+        if len(free) == 1:
+            progress.activate()
+            bots_pending = progress.run_bots()
+        await progress.save(conn, bots_pending)
+        return _joined(match_id, seat, progress.version, progress.status)
+
+
+async def read(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> dict[str, Any]:
+    """The match as `player_id` may see it: its seat's view, or a spectator's."""
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+        row = await store.get(conn, match_id)
+        if row is None:
+            raise NotFound("no such match")
+        seats = await store.seats(conn, match_id)
+    game = get_game(row.game)
+    return _match_view(row, seats, game, game.load_state(row.state), player_id)
+
+
+async def act(
+    pool: asyncpg.Pool,
+    player_id: UUID,
+    match_id: UUID,
+    *,
+    version: int,
+    action: dict[str, Any],
+    idempotency_key: str | None,
+) -> dict[str, Any]:
+    """Apply the caller's action at `version`, then any bot moves it leads to."""
+    async with pool.acquire() as conn, conn.transaction():
+        if idempotency_key is not None:
+            stored = await idempotency.begin(
+                conn,
+                player_id,
+                idempotency_key,
+                f"match-action:{match_id}",
+                {"version": version, "action": action},
+            )
+            if stored is not None:
+                return dict(stored.body)
+        row = await store.lock(conn, match_id)
+        if row is None:
+            raise NotFound("no such match")
+        seats = await store.seats(conn, match_id)
+        seat = _seat_of(seats, player_id)
+        if seat is None:
+            raise Forbidden("you hold no seat in this match", code="not_seated")
+        if row.status != "active":
+            raise Conflict(f"the match is {row.status}", code="match_not_active")
+        if version != row.version:
+            raise Conflict(
+                f"version {version} is stale; the match is at {row.version}",
+                {"version": row.version},
+                code="stale_version",
+            )
+        progress = Progress.of(row, seats)
+        to_act = progress.to_act()
+        if seat not in to_act:
+            raise Forbidden(
+                f"seat {seat} may not act now", {"to_act": to_act}, code="not_your_turn"
+            )
+        try:
+            progress.apply(seat, action, "player")
+        except IllegalAction as exc:
+            raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
+        bots_pending = progress.run_bots()
+        await progress.save(conn, bots_pending)
+        game, state = progress.game, progress.state
+        answer = {
+            "version": progress.version,
+            "status": progress.status,
+            "events": progress.events_for(seat),
+            "view": game.view(state, seat),
+            "to_act": progress.to_act(),
+            "legal_actions": game.legal_actions(state, seat) if progress.status == "active" else [],
+            "outcome": progress.outcome,
+        }
+        if idempotency_key is not None:
+            await idempotency.finish(conn, player_id, idempotency_key, 200, answer)
+        return answer
+
+
+async def ensure_exists(pool: asyncpg.Pool, match_id: UUID) -> None:
+    if await store.get(pool, match_id) is None:
+        raise NotFound("no such match")
+
+
+@dataclass(frozen=True)
+class EventPage:
+    """Events past a cursor that the caller may see; pass `last_seq` as the next cursor."""
+
+    events: list[dict[str, Any]]
+    last_seq: int
+    status: str
+    version: int
+    more: bool
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "events": self.events,
+            "last_seq": self.last_seq,
+            "status": self.status,
+            "version": self.version,
+        }
+
+
+async def events_page(
+    pool: asyncpg.Pool, player_id: UUID, match_id: UUID, after: int, limit: int = EVENT_PAGE
+) -> EventPage:
+    async with pool.acquire() as conn:
+        row = await store.get(conn, match_id)
+        if row is None:
+            raise NotFound("no such match")
+        seat = _seat_of(await store.seats(conn, match_id), player_id)
+        # Read after the row: events up to row.last_seq were committed before this query.
+        rows = await store.events_after(conn, match_id, after, seat, limit)
+    more = len(rows) == limit
+    last = rows[-1].seq if more else max([after, row.last_seq, *(r.seq for r in rows)])
+    return EventPage([_event_wire(r) for r in rows], last, row.status, row.version, more)
+
+
+async def wait_events(
+    pool: asyncpg.Pool, hub: Hub, player_id: UUID, match_id: UUID, after: int, wait_s: float
+) -> EventPage:
+    """Long-poll: the events past `after`, waiting up to `wait_s` for some to arrive."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    with hub.subscribe(match_id) as signal:
+        while True:
+            signal.clear()
+            page = await events_page(pool, player_id, match_id, after)
+            remaining = deadline - loop.time()
+            if page.events or page.status == "finished" or remaining <= 0:
+                return page
+            with suppress(TimeoutError):
+                await asyncio.wait_for(signal.wait(), remaining)
+
+
+async def follow(
+    pool: asyncpg.Pool, hub: Hub, player_id: UUID, match_id: UUID, after: int
+) -> AsyncGenerator[EventPage, None]:
+    """Pages of new events as they come; ends once a finished match has nothing more to send."""
+    with hub.subscribe(match_id) as signal:
+        while True:
+            signal.clear()
+            page = await events_page(pool, player_id, match_id, after)
+            after = page.last_seq
+            if page.events:
+                yield page
+            if page.more:
+                continue
+            if page.status == "finished":
+                return
+            with suppress(TimeoutError):
+                await asyncio.wait_for(signal.wait(), RECHECK_SECONDS)
+
+
+async def replay(pool: asyncpg.Pool, match_id: UUID) -> dict[str, Any]:
+    """Everything about a finished match: seed, seats, the full action log, every event."""
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+        row = await store.get(conn, match_id)
+        if row is None:
+            raise NotFound("no such match")
+        if row.status != "finished":
+            raise Conflict(
+                "the replay is available once the match is finished", code="match_not_finished"
+            )
+        seats = await store.seats(conn, match_id)
+        actions = await store.actions(conn, match_id)
+        events = await store.all_events(conn, match_id)
+    game = get_game(row.game)
+    return {
+        "match_id": str(row.match_id),
+        "game": row.game,
+        "ruleset": row.ruleset,
+        "seed": row.seed,
+        "seats": _seats_wire(seats),
+        "options": row.options,
+        "actions": [
+            {"version": a.version, "seat": a.seat, "action": a.action, "source": a.source}
+            for a in actions
+        ],
+        "events": [{**_event_wire(e), "visible_to": e.visible_to} for e in events],
+        "final": game.replay_view(game.load_state(row.state)),
+        "outcome": row.outcome,
+    }
+
+
+async def cache_agrees_with_log(db: store.Conn, match_id: UUID) -> bool:
+    """True when replaying the seed and the action log gives exactly the cached state."""
+    row = await store.get(db, match_id)
+    if row is None:
+        raise NotFound("no such match")
+    log_rows = await store.actions(db, match_id)
+    game = get_game(row.game)
+    state = rebuild(game, row.seed, row.seats, row.options, [(a.seat, a.action) for a in log_rows])
+    return bool(game.dump_state(state) == row.state)
+
+
+async def _sweep_one(conn: asyncpg.Connection) -> bool:
+    """Run out one due match's timer or leftover bot moves; False when nothing is due."""
+    claimed: UUID | None = None
+    try:
+        async with conn.transaction():
+            row = await store.claim_due(conn)
+            if row is None:
+                return False
+            claimed = row.match_id
+            progress = Progress.of(row, await store.seats(conn, row.match_id))
+            to_act = progress.to_act()
+            # No bot is to act, so the match is due because a turn timer ran out.
+            if not progress.bots.intersection(to_act):
+                for seat in to_act:
+                    if seat in progress.to_act():
+                        timeout = progress.game.timeout_action(progress.state, seat)
+                        progress.apply(seat, timeout, "timeout")
+            await progress.save(conn, progress.run_bots())
+            return True
+    except Exception as exc:
+        if claimed is None or is_unavailable(exc):
+            raise
+        # A bug in one match must not starve the others: log it and look again later.
+        log.exception("sweep_match_failed", match_id=str(claimed))
+        await store.postpone(conn, claimed, SWEEP_RETRY_SECONDS)
+        return True
+
+
+async def sweep(pool: asyncpg.Pool) -> int:
+    """Process the matches due now, each in its own transaction; instances may sweep at once."""
+    done = 0
+    async with pool.acquire() as conn:
+        while done < MAX_SWEEPS_PER_TICK and await _sweep_one(conn):
+            done += 1
+    return done
+
+
+async def run_sweeper(pool: asyncpg.Pool, interval_s: float) -> None:
+    """Sweep every `interval_s` until cancelled; database outages are logged and waited out."""
+    while True:
+        try:
+            await sweep(pool)
+        except Exception as exc:
+            if is_unavailable(exc):
+                log.warning("sweep_database_unavailable", error=type(exc).__name__)
+            else:
+                log.exception("sweep_failed")
+        await asyncio.sleep(interval_s)

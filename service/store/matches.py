@@ -1,0 +1,309 @@
+"""Matches: the match row (cached state), its seats, the action log, and the numbered events.
+
+JSON columns travel as text and are parsed here, so the pool needs no type codecs.
+"""
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, TypeAlias
+from uuid import UUID
+
+import asyncpg
+
+Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
+
+CHANNEL = "match_events"
+
+_MATCH_COLUMNS = (
+    "match_id, game, ruleset, seed, seats, options::text, status, version, last_seq,"
+    " state::text, outcome::text, turn_seconds, due_at"
+)
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    match_id: UUID
+    game: str
+    ruleset: str
+    seed: int
+    seats: int
+    options: dict[str, Any]
+    status: str
+    version: int
+    last_seq: int
+    state: dict[str, Any]
+    outcome: dict[str, Any] | None
+    turn_seconds: int | None
+    due_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    seat: int
+    player_id: UUID | None
+    bot: bool
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    version: int
+    seat: int
+    action: dict[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class EventRow:
+    seq: int
+    version: int
+    kind: str
+    data: dict[str, Any]
+    visible_to: list[int] | None
+
+
+def _match(row: asyncpg.Record) -> MatchRow:
+    return MatchRow(
+        match_id=row["match_id"],
+        game=row["game"],
+        ruleset=row["ruleset"],
+        seed=int(row["seed"]),
+        seats=row["seats"],
+        options=json.loads(row["options"]),
+        status=row["status"],
+        version=row["version"],
+        last_seq=row["last_seq"],
+        state=json.loads(row["state"]),
+        outcome=None if row["outcome"] is None else json.loads(row["outcome"]),
+        turn_seconds=row["turn_seconds"],
+        due_at=row["due_at"],
+    )
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+async def insert_match(
+    conn: asyncpg.Connection,
+    *,
+    game: str,
+    ruleset: str,
+    seed: int,
+    seats: Sequence[SeatRow],
+    options: dict[str, Any],
+    state: dict[str, Any],
+    turn_seconds: int | None,
+    created_by: UUID,
+) -> UUID:
+    match_id: UUID = await conn.fetchval(
+        """
+        INSERT INTO matches (game, ruleset, seed, seats, options, status, state, turn_seconds,
+                             created_by)
+        VALUES ($1, $2, $3, $4, $5::jsonb, 'waiting', $6::jsonb, $7, $8)
+        RETURNING match_id
+        """,
+        game,
+        ruleset,
+        Decimal(seed),
+        len(seats),
+        _dumps(options),
+        _dumps(state),
+        turn_seconds,
+        created_by,
+    )
+    await conn.executemany(
+        """
+        INSERT INTO match_seats (match_id, seat, player_id, bot, joined_at)
+        VALUES ($1, $2, $3, $4, CASE WHEN $3::uuid IS NULL THEN NULL ELSE now() END)
+        """,
+        [(match_id, s.seat, s.player_id, s.bot) for s in seats],
+    )
+    return match_id
+
+
+async def get(conn: Conn, match_id: UUID) -> MatchRow | None:
+    row = await conn.fetchrow(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1", match_id)
+    return None if row is None else _match(row)
+
+
+async def lock(conn: asyncpg.Connection, match_id: UUID) -> MatchRow | None:
+    """The match row, locked until the transaction ends: writes to one match are serialised."""
+    row = await conn.fetchrow(
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1 FOR UPDATE", match_id
+    )
+    return None if row is None else _match(row)
+
+
+async def claim_due(conn: asyncpg.Connection) -> MatchRow | None:
+    """One active match whose due time has passed, locked; rows other instances hold are skipped."""
+    row = await conn.fetchrow(
+        f"""
+        SELECT {_MATCH_COLUMNS} FROM matches
+        WHERE status = 'active' AND due_at <= now()
+        ORDER BY due_at
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+        """
+    )
+    return None if row is None else _match(row)
+
+
+async def seats(conn: Conn, match_id: UUID) -> list[SeatRow]:
+    rows = await conn.fetch(
+        "SELECT seat, player_id, bot FROM match_seats WHERE match_id = $1 ORDER BY seat", match_id
+    )
+    return [SeatRow(r["seat"], r["player_id"], r["bot"]) for r in rows]
+
+
+async def take_seat(conn: asyncpg.Connection, match_id: UUID, seat: int, player_id: UUID) -> None:
+    await conn.execute(
+        "UPDATE match_seats SET player_id = $3, joined_at = now()"
+        " WHERE match_id = $1 AND seat = $2",
+        match_id,
+        seat,
+        player_id,
+    )
+
+
+async def update(
+    conn: asyncpg.Connection,
+    match_id: UUID,
+    *,
+    status: str,
+    version: int,
+    last_seq: int,
+    state: dict[str, Any],
+    outcome: dict[str, Any] | None,
+    due_in_seconds: float | None,
+    reset_due: bool,
+) -> None:
+    """Store the new cached state; `reset_due` sets due_at to now() + due_in_seconds (or NULL)."""
+    await conn.execute(
+        """
+        UPDATE matches SET
+            status = $2, version = $3, last_seq = $4, state = $5::jsonb, outcome = $6::jsonb,
+            due_at = CASE
+                WHEN $2 <> 'active' THEN NULL
+                WHEN NOT $8 THEN due_at
+                WHEN $7::float8 IS NULL THEN NULL
+                ELSE now() + make_interval(secs => $7::float8)
+            END,
+            finished_at = CASE WHEN $2 = 'finished' THEN now() ELSE finished_at END
+        WHERE match_id = $1
+        """,
+        match_id,
+        status,
+        version,
+        last_seq,
+        _dumps(state),
+        None if outcome is None else _dumps(outcome),
+        due_in_seconds,
+        reset_due,
+    )
+
+
+async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:
+    await conn.execute(
+        "UPDATE matches SET due_at = now() + make_interval(secs => $2::float8)"
+        " WHERE match_id = $1 AND status = 'active'",
+        match_id,
+        seconds,
+    )
+
+
+async def insert_actions(
+    conn: asyncpg.Connection, match_id: UUID, actions: Sequence[ActionRow]
+) -> None:
+    await conn.executemany(
+        "INSERT INTO match_actions (match_id, version, seat, action, source)"
+        " VALUES ($1, $2, $3, $4::jsonb, $5)",
+        [(match_id, a.version, a.seat, _dumps(a.action), a.source) for a in actions],
+    )
+
+
+async def insert_events(
+    conn: asyncpg.Connection, match_id: UUID, events: Sequence[EventRow]
+) -> None:
+    await conn.executemany(
+        "INSERT INTO match_events (match_id, seq, version, kind, data, visible_to)"
+        " VALUES ($1, $2, $3, $4, $5::jsonb, $6)",
+        [(match_id, e.seq, e.version, e.kind, _dumps(e.data), e.visible_to) for e in events],
+    )
+
+
+async def notify(conn: asyncpg.Connection, match_id: UUID, seq: int) -> None:
+    """Tell every instance's listener; PostgreSQL delivers it only if the transaction commits."""
+    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{match_id}:{seq}")
+
+
+def _event(row: asyncpg.Record) -> EventRow:
+    visible = row["visible_to"]
+    return EventRow(
+        row["seq"],
+        row["version"],
+        row["kind"],
+        json.loads(row["data"]),
+        None if visible is None else list(visible),
+    )
+
+
+async def events_after(
+    conn: Conn, match_id: UUID, after: int, seat: int | None, limit: int
+) -> list[EventRow]:
+    """Events past `after` that `seat` may see; `None` (a spectator) gets public ones only."""
+    rows = await conn.fetch(
+        """
+        SELECT seq, version, kind, data::text, visible_to FROM match_events
+        WHERE match_id = $1 AND seq > $2 AND (visible_to IS NULL OR $3 = ANY (visible_to))
+        ORDER BY seq
+        LIMIT $4
+        """,
+        match_id,
+        after,
+        seat,
+        limit,
+    )
+    return [_event(r) for r in rows]
+
+
+async def all_events(conn: Conn, match_id: UUID) -> list[EventRow]:
+    rows = await conn.fetch(
+        "SELECT seq, version, kind, data::text, visible_to FROM match_events"
+        " WHERE match_id = $1 ORDER BY seq",
+        match_id,
+    )
+    return [_event(r) for r in rows]
+
+
+async def actions(conn: Conn, match_id: UUID) -> list[ActionRow]:
+    rows = await conn.fetch(
+        "SELECT version, seat, action::text, source FROM match_actions"
+        " WHERE match_id = $1 ORDER BY version",
+        match_id,
+    )
+    return [ActionRow(r["version"], r["seat"], json.loads(r["action"]), r["source"]) for r in rows]
+
+
+async def finished_ids(conn: Conn) -> list[UUID]:
+    rows = await conn.fetch("SELECT match_id FROM matches WHERE status = 'finished'")
+    return [r["match_id"] for r in rows]
+
+
+async def listen(
+    url: str, on_notify: Callable[[str], None], on_lost: Callable[[], None], timeout_s: float
+) -> asyncpg.Connection:
+    """A dedicated connection listening on the match channel; `on_lost` runs if it drops."""
+    conn = await asyncpg.connect(url, timeout=timeout_s)
+
+    def received(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+        on_notify(payload)
+
+    def terminated(_conn: object) -> None:
+        on_lost()
+
+    conn.add_termination_listener(terminated)
+    await conn.add_listener(CHANNEL, received)
+    return conn

@@ -1,0 +1,119 @@
+"""Helpers for the match tests: seat players, play through HTTP, check the cached states."""
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import asyncpg
+
+from service.matches import usecases
+from service.store import matches as store
+from tests.http import Answer, Api
+
+
+async def new_players(api: Api, count: int) -> list[str]:
+    """`count` new players' tokens."""
+    return [(await api.new_player(f"p{i}"))[1] for i in range(count)]
+
+
+async def create(api: Api, token: str, **fields: Any) -> Answer:
+    body = {"game": "necromancers", "seats": 2, **fields}
+    return await api.post("/v1/matches", body, token=token)
+
+
+async def start_match(api: Api, tokens: list[str], **fields: Any) -> str:
+    """A match with a seat for each token, in order; active when the last one joins."""
+    created = await create(api, tokens[0], seats=len(tokens), **fields)
+    assert created.status == 201, created.body
+    match_id = str(created.body["match_id"])
+    for seat, token in enumerate(tokens[1:], start=1):
+        joined = await api.post(f"/v1/matches/{match_id}/join", token=token)
+        assert joined.status == 200, joined.body
+        assert joined.body["seat"] == seat
+    return match_id
+
+
+async def read(api: Api, token: str, match_id: str) -> dict[str, Any]:
+    answer = await api.get(f"/v1/matches/{match_id}", token=token)
+    assert answer.status == 200, answer.body
+    body: dict[str, Any] = answer.body
+    return body
+
+
+async def act(
+    api: Api, token: str, match_id: str, version: int, action: Any, **kwargs: Any
+) -> Answer:
+    body = {"version": version, "action": action}
+    return await api.post(f"/v1/matches/{match_id}/actions", body, token=token, **kwargs)
+
+
+async def play_step(
+    api: Api, match_id: str, tokens: list[str], rng: random.Random, fmt: str = "json"
+) -> Answer:
+    """One random legal action by one of the seats asked to act."""
+    match = await read(api, tokens[0], match_id)
+    seat = rng.choice(match["to_act"])
+    mine = await read(api, tokens[seat], match_id)
+    action = rng.choice(mine["legal_actions"])
+    return await act(api, tokens[seat], match_id, mine["version"], action, fmt=fmt)
+
+
+async def play_out(api: Api, match_id: str, tokens: list[str], rng: random.Random) -> None:
+    """Random legal actions to the end; a turn timer may overtake a step (409), then retry."""
+    for _ in range(1000):
+        if (await read(api, tokens[0], match_id))["status"] == "finished":
+            return
+        answer = await play_step(api, match_id, tokens, rng)
+        assert answer.status == 200 or answer.error_code == "stale_version", answer.body
+    raise AssertionError("match did not finish")
+
+
+async def wait_until(
+    api: Api,
+    token: str,
+    match_id: str,
+    done: Callable[[dict[str, Any]], bool],
+    seconds: float = 15.0,
+) -> dict[str, Any]:
+    """The match once `done` holds, long-polling for changes in between."""
+    deadline = time.monotonic() + seconds
+    after = 0
+    while not done(match := await read(api, token, match_id)):
+        assert time.monotonic() < deadline, f"match {match_id} never got there: {match}"
+        page = await api.get(f"/v1/matches/{match_id}/events?after={after}&wait=1", token=token)
+        after = page.body["last_seq"]
+    return match
+
+
+async def all_events(api: Api, token: str, match_id: str) -> list[dict[str, Any]]:
+    """Every event `token` may see, paging through the events endpoint."""
+    events: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = await api.get(f"/v1/matches/{match_id}/events?after={after}", token=token)
+        assert page.status == 200, page.body
+        events += page.body["events"]
+        if page.body["last_seq"] == after:
+            return events
+        after = page.body["last_seq"]
+
+
+def ints_in(value: Any) -> set[int]:
+    if isinstance(value, dict):
+        return {i for v in value.values() for i in ints_in(v)}
+    if isinstance(value, list):
+        return {i for v in value for i in ints_in(v)}
+    return {value} if type(value) is int else set()
+
+
+async def assert_finished_matches_rebuild(database_url: str) -> int:
+    """Every finished match's seed and action log rebuild its cached state; returns how many."""
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2)
+    try:
+        finished = await store.finished_ids(pool)
+        for match_id in finished:
+            assert await usecases.cache_agrees_with_log(pool, match_id), match_id
+        return len(finished)
+    finally:
+        await pool.close()

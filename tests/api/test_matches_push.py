@@ -1,0 +1,242 @@
+"""Pushed match updates: long-poll, WebSocket, and across two service processes."""
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import msgpack
+import pytest
+
+from service.config import Settings
+from tests.api.matches_helpers import (
+    act,
+    assert_finished_matches_rebuild,
+    new_players,
+    play_out,
+    read,
+    start_match,
+)
+from tests.conftest import TEST_SECRET
+from tests.http import Api
+from tests.test_serve import _free_port, _wait_healthy
+
+WAIT = 5.0
+
+
+@pytest.fixture(scope="module", autouse=True)
+async def finished_matches_rebuild(settings: Settings) -> AsyncIterator[None]:
+    yield
+    assert settings.database_url is not None
+    await assert_finished_matches_rebuild(settings.database_url)
+
+
+async def _first_move(api: Api, tokens: list[str], match_id: str) -> dict[str, Any]:
+    """The seat to act targets the next enemy; returns the action's answer."""
+    match = await read(api, tokens[0], match_id)
+    (seat,) = match["to_act"]
+    legal = (await read(api, tokens[seat], match_id))["legal_actions"]
+    answer = await act(api, tokens[seat], match_id, match["version"], legal[0])
+    assert answer.status == 200, answer.body
+    body: dict[str, Any] = answer.body
+    return body
+
+
+async def test_long_poll_returns_as_soon_as_an_event_arrives(api: Api) -> None:
+    a, b, watcher = await new_players(api, 3)
+    match_id = await start_match(api, [a, b])
+    url = f"/v1/matches/{match_id}/events"
+    backlog = await api.get(f"{url}?after=0", token=watcher)
+    assert [e["seq"] for e in backlog.body["events"]] == [1, 2, 3, 4, 5]
+    cursor = backlog.body["last_seq"]
+    assert cursor == 5
+
+    started = time.monotonic()
+    empty = await api.get(f"{url}?after={cursor}&wait=0.3", token=watcher)
+    assert time.monotonic() - started >= 0.3
+    assert empty.body["events"] == [] and empty.body["last_seq"] == cursor
+
+    poll = asyncio.create_task(api.get(f"{url}?after={cursor}&wait={WAIT}", token=watcher))
+    await asyncio.sleep(0.2)
+    assert not poll.done()
+    started = time.monotonic()
+    moved = await _first_move(api, [a, b], match_id)
+    answer = await asyncio.wait_for(poll, WAIT)
+    assert time.monotonic() - started < WAIT / 2
+    assert answer.status == 200
+    assert answer.body["events"] == moved["events"]
+    assert answer.body["last_seq"] == moved["events"][-1]["seq"]
+    assert answer.body["version"] == 1
+
+
+@pytest.mark.parametrize("query", ["wait=31", "wait=-1", "after=-1", "after=x"])
+async def test_bad_long_poll_parameters_are_422(api: Api, query: str) -> None:
+    a, b = await new_players(api, 2)
+    match_id = await start_match(api, [a, b])
+    answer = await api.get(f"/v1/matches/{match_id}/events?{query}", token=a)
+    assert answer.status == 422 and answer.error_code == "invalid_field"
+
+
+async def test_long_poll_on_a_finished_match_does_not_wait(api: Api) -> None:
+    a, b = await new_players(api, 2)
+    match_id = await start_match(api, [a, b])
+    await play_out(api, match_id, [a, b], random.Random(7))
+    last = (await api.get(f"/v1/matches/{match_id}/events", token=a)).body["last_seq"]
+    started = time.monotonic()
+    answer = await api.get(f"/v1/matches/{match_id}/events?after={last}&wait=10", token=a)
+    assert answer.body["events"] == [] and answer.body["status"] == "finished"
+    assert time.monotonic() - started < 1
+
+
+async def _receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+    message = await ws.receive(timeout=WAIT)
+    if message.type == aiohttp.WSMsgType.TEXT:
+        data: dict[str, Any] = json.loads(message.data)
+    else:
+        assert message.type == aiohttp.WSMsgType.BINARY, message
+        data = msgpack.unpackb(message.data)
+    return data
+
+
+def _ws_url(api: Api, match_id: str, query: str = "") -> str:
+    return f"{api.base_url.replace('http', 'ws', 1)}/v1/matches/{match_id}/ws{query}"
+
+
+async def test_websocket_pushes_the_backlog_then_each_new_event(api: Api) -> None:
+    a, b, watcher = await new_players(api, 3)
+    match_id = await start_match(api, [a, b])
+    # A browser passes the token in the query; another client sends the header and wants msgpack.
+    seat_ws = await api.session.ws_connect(_ws_url(api, match_id, f"?token={b}"))
+    watcher_ws = await api.session.ws_connect(
+        _ws_url(api, match_id, "?after=2"),
+        headers={"Authorization": f"Bearer {watcher}", "Accept": "application/msgpack"},
+    )
+    try:
+        backlog = await _receive(seat_ws)
+        assert [e["seq"] for e in backlog["events"]] == [1, 2, 3, 4, 5]
+        assert backlog["status"] == "active" and backlog["last_seq"] == 5
+        late = await _receive(watcher_ws)
+        assert [e["kind"] for e in late["events"]] == ["match_started", "turn_order", "turn_start"]
+
+        moved = await _first_move(api, [a, b], match_id)
+        for ws in (seat_ws, watcher_ws):
+            pushed = await _receive(ws)
+            assert pushed["events"] == moved["events"]
+            assert pushed["version"] == 1
+    finally:
+        await seat_ws.close()
+        await watcher_ws.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "status"), [("?token=forged.token.here", 401), ("", 401), ("?after=-2", 422)]
+)
+async def test_websocket_refusals_answer_in_the_error_shape(
+    api: Api, query: str, status: int
+) -> None:
+    a, b = await new_players(api, 2)
+    match_id = await start_match(api, [a, b])
+    if status == 422:
+        query += f"&token={a}"
+    answer = await api.get(f"/v1/matches/{match_id}/ws{query}")
+    assert answer.status == status
+    assert "error" in answer.body
+
+
+async def test_websocket_of_an_unknown_match_is_404(api: Api) -> None:
+    (a,) = await new_players(api, 1)
+    answer = await api.get(f"/v1/matches/00000000-0000-0000-0000-000000000000/ws?token={a}")
+    assert answer.status == 404 and answer.error_code == "not_found"
+
+
+async def test_websocket_closes_after_a_finished_match_sent_everything(api: Api) -> None:
+    a, b = await new_players(api, 2)
+    match_id = await start_match(api, [a, b])
+    await play_out(api, match_id, [a, b], random.Random(3))
+    ws = await api.session.ws_connect(_ws_url(api, match_id, f"?token={a}"))
+    batch = await _receive(ws)
+    assert batch["status"] == "finished"
+    assert batch["events"][-1]["kind"] == "game_over"
+    closing = await ws.receive(timeout=WAIT)
+    assert closing.type == aiohttp.WSMsgType.CLOSE
+    await ws.close()
+
+
+@pytest.fixture
+def second_instance(
+    settings: Settings, repo_root: Path, tmp_path: Path
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`python -m service serve` on the test's database, as another instance would run."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PORT")}
+    env.update(
+        {
+            "DATABASE_URL": settings.database_url or "",
+            "SECRET_KEY": TEST_SECRET,
+            "DATA_DIR": str(tmp_path),
+            "PORT": str(port),
+            "LOG_FORMAT": "json",
+        }
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve"],
+        cwd=repo_root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(base, process)
+        yield base, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=30)
+
+
+async def test_an_action_on_one_instance_is_pushed_by_the_other(
+    api: Api, second_instance: tuple[str, subprocess.Popen[bytes]]
+) -> None:
+    base, process = second_instance
+    other = Api(api.session, base)
+    a, b = await new_players(api, 2)
+    match_id = await start_match(api, [a, b])
+    ws = await api.session.ws_connect(_ws_url(other, match_id, f"?token={b}&after=5"))
+    poll = asyncio.create_task(
+        api.get(f"/v1/matches/{match_id}/events?after=5&wait={WAIT}", token=a)
+    )
+    try:
+        # Sent to the second instance, seen by a long-poll on the first...
+        match = await read(other, a, match_id)
+        (seat,) = match["to_act"]
+        token = [a, b][seat]
+        legal = (await read(other, token, match_id))["legal_actions"]
+        moved = (await act(other, token, match_id, 0, legal[0])).body
+        assert (await asyncio.wait_for(poll, WAIT)).body["events"] == moved["events"]
+        # ...and sent to the first, pushed by the second's WebSocket.
+        assert (await _receive(ws))["events"] == moved["events"]
+        mover = await read(api, token, match_id)
+        again = await act(api, token, match_id, 1, mover["legal_actions"][0])
+        assert again.status == 200
+        assert (await _receive(ws))["events"] == again.body["events"]
+
+        # Shutting down closes open WebSockets instead of waiting for them.
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        closing = await ws.receive(timeout=WAIT)
+        assert closing.type == aiohttp.WSMsgType.CLOSE
+        assert closing.data == aiohttp.WSCloseCode.GOING_AWAY
+        await asyncio.to_thread(process.wait, 30)
+        assert process.returncode == 0
+        assert time.monotonic() - started < 5
+    finally:
+        await ws.close()
