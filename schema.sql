@@ -79,6 +79,29 @@ CREATE TABLE IF NOT EXISTS battles (
 CREATE INDEX IF NOT EXISTS battles_ghost_player_idx ON battles (ghost_player_id);
 CREATE INDEX IF NOT EXISTS battles_created_idx ON battles (created_at);
 
+-- Matchmaking figures for operators, rolled up per hour as end-turns happen, so the ops API
+-- reads a few hundred small rows instead of scanning snapshots or battles. Rows are sharded
+-- (by run) so that concurrent end-turns of one round do not queue on one row's lock.
+CREATE TABLE IF NOT EXISTS pool_counts (
+    ruleset   text NOT NULL,
+    round     integer NOT NULL,
+    hour      timestamptz NOT NULL,
+    shard     smallint NOT NULL,
+    snapshots bigint NOT NULL,
+    PRIMARY KEY (ruleset, round, hour, shard)
+);
+
+CREATE TABLE IF NOT EXISTS pairing_stats (
+    hour        timestamptz NOT NULL,
+    round       integer NOT NULL,
+    rung        text NOT NULL,
+    shard       smallint NOT NULL,
+    pairings    bigint NOT NULL,
+    gap_buckets bigint[] NOT NULL,  -- counts per bucket of service/store/stats.py GAP_BOUNDS
+    ms_buckets  bigint[] NOT NULL,  -- counts per bucket of MS_BOUNDS (pairing latency)
+    PRIMARY KEY (hour, round, rung, shard)
+);
+
 -- Stored answers of retried writes (Idempotency-Key): the same key and body give the same answer.
 CREATE TABLE IF NOT EXISTS idempotency_keys (
     player_id    uuid NOT NULL REFERENCES players (player_id),
@@ -151,3 +174,8 @@ CREATE TABLE IF NOT EXISTS match_events (
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (match_id, seq)
 );
+
+-- Ops: what the matchmaking report and /metrics read, kept cheap as the tables grow.
+CREATE INDEX IF NOT EXISTS runs_active_idx ON runs (ruleset) WHERE status = 'shopping';
+CREATE INDEX IF NOT EXISTS matches_open_idx ON matches (game, status) WHERE status <> 'finished';
+CREATE INDEX IF NOT EXISTS match_actions_created_idx ON match_actions (created_at);

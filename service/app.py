@@ -7,7 +7,18 @@ import structlog
 from aiohttp import web
 
 from service import catalogue
-from service.api import battles, content, docs, health, leaderboard, matches, ops, players, runs
+from service.api import (
+    battles,
+    content,
+    docs,
+    health,
+    leaderboard,
+    matches,
+    metrics,
+    ops,
+    players,
+    runs,
+)
 from service.api.endpoints import Endpoints, register
 from service.api.keys import LIMITER, POOL, SETTINGS
 from service.api.middleware import request_context
@@ -27,6 +38,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     battles.endpoints,
     leaderboard.endpoints,
     ops.endpoints,
+    metrics.endpoints,
     matches.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
@@ -58,12 +70,16 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
 
 def create_app(settings: Settings) -> web.Application:
     catalogue.load_all()
-    app = web.Application(middlewares=[request_context], client_max_size=settings.max_body_bytes)
+    # Metrics outermost, so that they count the answers the error middleware made.
+    app = web.Application(
+        middlewares=[metrics.record, request_context], client_max_size=settings.max_body_bytes
+    )
     app[SETTINGS] = settings
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
     app[docs.OPENAPI] = build_document(ENDPOINT_TABLES)
     register(app, ENDPOINT_TABLES)
     app.cleanup_ctx.append(_database)
+    app.cleanup_ctx.append(metrics.sample_pool)
     app.cleanup_ctx.append(matches.background)
     app.on_shutdown.append(matches.close_sockets)
     return app

@@ -1,10 +1,12 @@
 """Use-cases of battles: simulate one on demand, read a stored one and its replay."""
 
+import time
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
+from service import metrics
 from service.errors import NotFound, ServiceError
 from service.games.cryptids.content import DEFAULT_RULESET, UnknownRulesetError, load_ruleset
 from service.games.cryptids.engine import simulate
@@ -32,10 +34,13 @@ def simulate_battle(
         ruleset = load_ruleset(ruleset_id or DEFAULT_RULESET)
     except UnknownRulesetError as exc:
         raise invalid("ruleset", str(exc)) from exc
+    started = time.perf_counter()
     try:
         result = simulate(ruleset, seed, a, b, record=include_replay)
     except WarbandError as exc:
         raise invalid(exc.field, exc.message) from exc
+    metrics.BATTLE_SECONDS.labels("simulate").observe(time.perf_counter() - started)
+    metrics.BATTLES.labels("simulate").inc()
     return result_to_wire(result, include_replay)
 
 

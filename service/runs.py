@@ -13,7 +13,7 @@ from uuid import UUID
 
 import asyncpg
 
-from service import idempotency, pairing
+from service import idempotency, metrics, pairing
 from service.errors import Conflict, Illegal, NotFound
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, Ruleset, load_ruleset
@@ -21,7 +21,7 @@ from service.games.cryptids.engine import simulate
 from service.games.cryptids.rating import elo_change
 from service.games.cryptids.shop import Shop, ShopError
 from service.games.rng import MASK64, derive_seed
-from service.store import battles, players, runs, snapshots
+from service.store import battles, players, runs, snapshots, stats
 from service.store.battles import BattleRow
 from service.store.runs import RunRow
 
@@ -204,6 +204,8 @@ async def _fight(
         raise Illegal("the warband is empty: buy a cryptid first", code="empty_warband")
     warband = [[m.species, m.ability, m.level] for m in shop.warband]
     round_ = shop.round
+    shard = run.run_id.int
+    await stats.count_snapshot(conn, run.ruleset, round_, shard)
     player_snapshot = await snapshots.insert(
         conn,
         run_id=run.run_id,
@@ -255,8 +257,17 @@ async def _fight(
         ghost_snapshot, ghost_player = ghost.snapshot_id, ghost.player_id
         ghost_rating, ghost_round, rung = ghost.rating, ghost.round, ghost.rung
 
+    gap = abs(ghost_rating - run.rating_at_start)
+    await stats.count_pairing(conn, round_, rung, shard, gap, pairing_ms)
+    metrics.PAIRINGS.labels(rung).inc()
+    metrics.PAIRING_GAP.observe(gap)
+    metrics.PAIRING_SECONDS.observe(pairing_ms / 1000)
+
     seed = battle_seed(run.seed, round_)
+    started = time.perf_counter()
     result = simulate(ruleset, seed, warband, ghost_warband, record=False)
+    metrics.BATTLE_SECONDS.labels("end_turn").observe(time.perf_counter() - started)
+    metrics.BATTLES.labels("end_turn").inc()
     winner = WINNERS[result.winner]
     # Bots are not players: a battle against one does not move the rating.
     change = 0.0 if ghost is None else elo_change(run.rating_at_start, ghost_rating, winner)
@@ -289,7 +300,7 @@ async def _fight(
         ruleset=run.ruleset,
         seed=seed,
         pairing=rung,
-        rating_gap=abs(ghost_rating - run.rating_at_start),
+        rating_gap=gap,
         pairing_ms=pairing_ms,
         winner=winner,
         rolls=result.rolls,

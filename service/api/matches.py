@@ -11,7 +11,7 @@ import structlog
 from aiohttp import WSCloseCode, web
 from pydantic import BaseModel, Field, StringConstraints
 
-from service import auth
+from service import auth, metrics
 from service.api import codec
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import not_found, unauthorized
@@ -294,6 +294,7 @@ async def websocket(call: Call) -> web.WebSocketResponse:
     socket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
     await socket.prepare(call.request)
     app[MATCH_SOCKETS].add(socket)
+    metrics.WEBSOCKETS.inc()
 
     async def push() -> None:
         try:
@@ -313,6 +314,7 @@ async def websocket(call: Call) -> web.WebSocketResponse:
         async for _ in socket:
             pass
     finally:
+        metrics.WEBSOCKETS.dec()
         pusher.cancel()
         with suppress(asyncio.CancelledError):
             await pusher

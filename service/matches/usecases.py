@@ -28,7 +28,7 @@ from uuid import UUID
 import asyncpg
 import structlog
 
-from service import idempotency
+from service import idempotency, metrics
 from service.errors import Conflict, Forbidden, Illegal, NotFound
 from service.games.protocol import Event, Game, GameError, IllegalAction, rebuild
 from service.games.registry import describe, get_game
@@ -161,6 +161,10 @@ class Progress:
         )
         if self.actions:
             await store.insert_actions(conn, self.row.match_id, self.actions)
+            for action in self.actions:
+                metrics.MATCH_ACTIONS.labels(self.row.game, action.source).inc()
+                if action.source == "timeout":
+                    metrics.MATCH_TIMEOUTS.labels(self.row.game).inc()
         if self.events:
             await store.insert_events(conn, self.row.match_id, self.events)
             await store.notify(conn, self.row.match_id, self.last_seq)

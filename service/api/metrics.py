@@ -1,0 +1,64 @@
+"""Prometheus: request figures for every route, and the scrape endpoint."""
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from service import metrics, ops
+from service.api.endpoints import Call, Endpoints
+from service.api.keys import POOL, SETTINGS
+
+endpoints = Endpoints("ops")
+POOL_SAMPLE_SECONDS = 1.0
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def _route(request: web.Request) -> str:
+    """The route template, so that ids do not explode the label set."""
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else "unmatched"
+
+
+@web.middleware
+async def record(request: web.Request, handler: Handler) -> web.StreamResponse:
+    started = time.perf_counter()
+    response = await handler(request)
+    route = _route(request)
+    metrics.HTTP_REQUESTS.labels(route, request.method, str(response.status)).inc()
+    metrics.HTTP_SECONDS.labels(route).observe(time.perf_counter() - started)
+    return response
+
+
+@endpoints.route(
+    "GET",
+    "/metrics",
+    summary="Prometheus text format: this service's figures (all workers) and the cluster's",
+    auth="none",
+    rate_limited=False,
+    errors=(503,),
+)
+async def scrape(call: Call) -> web.Response:
+    app = call.request.app
+    cluster = await ops.cluster_gauges(app[POOL], app[SETTINGS].snapshot_ttl_seconds)
+    body = metrics.process_metrics_text() + metrics.families_text(cluster)
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
+
+
+async def sample_pool(app: web.Application) -> AsyncIterator[None]:
+    """Keep this process's database pool gauges current while the app runs."""
+
+    async def loop() -> None:
+        while True:
+            pool = app[POOL]
+            size = pool.get_size()
+            metrics.DB_POOL_SIZE.set(size)
+            metrics.DB_POOL_IN_USE.set(size - pool.get_idle_size())
+            metrics.DB_POOL_WAITING.set(metrics.pool_waiting(pool))
+            await asyncio.sleep(POOL_SAMPLE_SECONDS)
+
+    task = asyncio.create_task(loop())
+    yield
+    task.cancel()

@@ -1,0 +1,191 @@
+"""Use-cases for operators: matchmaking health from the hourly roll-ups, and cluster gauges."""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+from prometheus_client.core import Metric
+
+from service import metrics
+from service.games.cryptids.content import DEFAULT_RULESET
+from service.pairing import RUNG_BOT, RUNGS
+from service.store import stats
+from service.store.stats import GAP_BOUNDS, MS_BOUNDS, PairingRow
+
+FALLBACK_RUNGS = frozenset({"previous_round", "next_round", RUNG_BOT})
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    thin_pool: int
+    high_bot_rate: float
+
+
+def quantile(bounds: Sequence[float], counts: Sequence[int], q: float) -> float | None:
+    """The q-quantile of a bucketed histogram, interpolated inside its bucket."""
+    total = sum(counts)
+    if total == 0:
+        return None
+    rank, seen = q * total, 0
+    for i, count in enumerate(counts):
+        if count and seen + count >= rank:
+            lower = bounds[i - 1] if i > 0 else 0
+            upper = bounds[i] if i < len(bounds) else bounds[-1]
+            return round(lower + (upper - lower) * (rank - seen) / count, 2)
+        seen += count
+    return float(bounds[-1])
+
+
+def _rates(by_rung: dict[str, int]) -> tuple[int, float | None, float | None]:
+    total = sum(by_rung.values())
+    if total == 0:
+        return 0, None, None
+    bots = by_rung.get(RUNG_BOT, 0)
+    fallbacks = sum(n for rung, n in by_rung.items() if rung in FALLBACK_RUNGS)
+    return total, round(bots / total, 4), round(fallbacks / total, 4)
+
+
+def _sum_columns(rows: Sequence[PairingRow], attribute: str, width: int) -> list[int]:
+    totals = [0] * width
+    for row in rows:
+        for i, value in enumerate(getattr(row, attribute)):
+            totals[i] += value
+    return totals
+
+
+def _round_report(
+    round_: int, depth: int, rows: list[PairingRow], hour_start: datetime, limits: Thresholds
+) -> dict[str, Any]:
+    hour = {rung: 0 for rung in RUNGS}
+    day = {rung: 0 for rung in RUNGS}
+    for row in rows:
+        day[row.rung] = day.get(row.rung, 0) + row.pairings
+        if row.hour >= hour_start:
+            hour[row.rung] = hour.get(row.rung, 0) + row.pairings
+    total_hour, bot_hour, fallback_hour = _rates(hour)
+    total_day, bot_day, fallback_day = _rates(day)
+    gaps = _sum_columns(rows, "gap_buckets", len(GAP_BOUNDS) + 1)
+    latency = _sum_columns(rows, "ms_buckets", len(MS_BOUNDS) + 1)
+    alerts = []
+    if depth < limits.thin_pool:
+        alerts.append("thin_pool")
+    if bot_hour is not None and bot_hour > limits.high_bot_rate:
+        alerts.append("high_bot_rate")
+    return {
+        "round": round_,
+        "pool_depth": depth,
+        "pairings_hour": hour,
+        "pairings_day": day,
+        "total_hour": total_hour,
+        "total_day": total_day,
+        "bot_rate_hour": bot_hour,
+        "bot_rate_day": bot_day,
+        "fallback_rate_hour": fallback_hour,
+        "fallback_rate_day": fallback_day,
+        "rating_gap_p50": quantile(GAP_BOUNDS, gaps, 0.5),
+        "rating_gap_p90": quantile(GAP_BOUNDS, gaps, 0.9),
+        "pairing_ms_p50": quantile(MS_BOUNDS, latency, 0.5),
+        "pairing_ms_p99": quantile(MS_BOUNDS, latency, 0.99),
+        "alerts": alerts,
+    }
+
+
+def _timeline(rows: Sequence[PairingRow], now: datetime) -> list[dict[str, Any]]:
+    by_hour: dict[datetime, dict[str, int]] = defaultdict(dict)
+    for row in rows:
+        counts = by_hour[row.hour]
+        counts[row.rung] = counts.get(row.rung, 0) + row.pairings
+    start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=23)
+    timeline = []
+    for step in range(24):
+        hour = start + timedelta(hours=step)
+        total, bots, fallbacks = _rates(by_hour.get(hour, {}))
+        timeline.append(
+            {
+                "hour": hour.isoformat(),
+                "pairings": total,
+                "bot_rate": bots,
+                "fallback_rate": fallbacks,
+            }
+        )
+    return timeline
+
+
+async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds) -> dict[str, Any]:
+    """Per round and per game, the figures an operator watches (DESIGN §1, ops dashboard)."""
+    now = datetime.now(UTC)
+    hour_start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+    depth = await stats.pool_depth(pool, DEFAULT_RULESET, ttl_seconds)
+    rows = await stats.pairings_since(pool, 24)
+    by_round: dict[int, list[PairingRow]] = defaultdict(list)
+    for row in rows:
+        by_round[row.round].append(row)
+    rounds = sorted(set(depth) | set(by_round))
+    return {
+        "generated_at": now.isoformat(),
+        "ruleset": DEFAULT_RULESET,
+        "snapshot_ttl_seconds": ttl_seconds,
+        "thresholds": {"thin_pool": limits.thin_pool, "high_bot_rate": limits.high_bot_rate},
+        "rounds": [
+            _round_report(r, depth.get(r, 0), by_round[r], hour_start, limits) for r in rounds
+        ],
+        "timeline": _timeline(rows, now),
+        "games": [
+            {
+                "game": g.game,
+                "active_matches": g.active,
+                "waiting_matches": g.waiting,
+                "waiting_seats": g.waiting_seats,
+                "median_turn_seconds": g.median_turn_seconds,
+                "timeouts_day": g.timeouts_day,
+                "actions_hour": g.actions_hour,
+            }
+            for g in await stats.games(pool)
+        ],
+    }
+
+
+async def cluster_gauges(pool: asyncpg.Pool, ttl_seconds: float) -> list[Metric]:
+    """Figures read from the database for /metrics: the same whichever instance is scraped."""
+    depth = await stats.pool_depth(pool, DEFAULT_RULESET, ttl_seconds)
+    rows = await stats.pairings_since(pool, 1)
+    games = await stats.games(pool)
+    by_rung: dict[str, int] = {}
+    for row in rows:
+        by_rung[row.rung] = by_rung.get(row.rung, 0) + row.pairings
+    _, bot_rate, fallback_rate = _rates(by_rung)
+    return [
+        metrics.gauge(
+            "matchmaking_pool_depth",
+            "Fresh snapshots in the pairing pool, by round",
+            ("round",),
+            {(str(r),): float(n) for r, n in depth.items()},
+        ),
+        metrics.gauge(
+            "matchmaking_bot_rate",
+            "Share of pairings this hour and last that went to a bot",
+            (),
+            {(): bot_rate or 0.0},
+        ),
+        metrics.gauge(
+            "matchmaking_fallback_rate",
+            "Share of pairings this hour and last outside the player's round (or a bot)",
+            (),
+            {(): fallback_rate or 0.0},
+        ),
+        metrics.gauge(
+            "runs_active", "Runs still shopping", (), {(): float(await stats.active_runs(pool))}
+        ),
+        metrics.gauge(
+            "matches_open",
+            "Matches not finished, by game and status",
+            ("game", "status"),
+            {
+                **{(g.game, "active"): float(g.active) for g in games},
+                **{(g.game, "waiting"): float(g.waiting) for g in games},
+            },
+        ),
+    ]

@@ -1,0 +1,84 @@
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.api.runs_helpers import seeded_run, spend_gold
+from tests.http import Api
+
+
+def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+async def _scrape(api: Api) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    answer = await api.get("/metrics")
+    assert answer.status == 200
+    assert answer.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    return _samples(answer.raw.decode())
+
+
+def _value(
+    samples: dict[tuple[str, frozenset[tuple[str, str]]], float], name: str, **labels: str
+) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+async def test_requests_are_counted_by_route_template_and_status(api: Api) -> None:
+    _, token = await api.new_player()
+    before = await _scrape(api)
+    await api.get("/v1/runs/00000000-0000-0000-0000-000000000000", token=token)
+    await api.get("/v1/nowhere")
+    after = await _scrape(api)
+    route = dict(route="/v1/runs/{run_id}", method="GET", status="404")
+    assert (
+        _value(after, "http_requests_total", **route)
+        == _value(before, "http_requests_total", **route) + 1
+    )
+    unmatched = dict(route="unmatched", method="GET", status="404")
+    assert (
+        _value(after, "http_requests_total", **unmatched)
+        >= _value(before, "http_requests_total", **unmatched) + 1
+    )
+    assert _value(after, "http_request_duration_seconds_count", route="/v1/runs/{run_id}") >= 1
+
+
+async def test_end_turns_move_battles_pairings_and_the_cluster_gauges(
+    fresh_service: tuple[Api, object],
+) -> None:
+    api, app = fresh_service
+    before = await _scrape(api)
+    token, run_id = await seeded_run(app, api, seed=9)  # type: ignore[arg-type]
+    await spend_gold(api, token, (await api.get(f"/v1/runs/{run_id}", token=token)).body)
+    turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {}, token=token)).body
+    after = await _scrape(api)
+    assert turn["pairing"] == "bot"
+    assert (
+        _value(after, "pairings_total", rung="bot")
+        == _value(before, "pairings_total", rung="bot") + 1
+    )
+    assert (
+        _value(after, "battles_resolved_total", source="end_turn")
+        == _value(before, "battles_resolved_total", source="end_turn") + 1
+    )
+    assert (
+        _value(after, "pairing_rating_gap_count") == _value(before, "pairing_rating_gap_count") + 1
+    )
+    assert _value(after, "matchmaking_pool_depth", round="1") == 1
+    assert _value(after, "matchmaking_bot_rate") == 1.0
+    assert _value(after, "runs_active") == 1
+    assert ("db_pool_connections", frozenset()) in after
+
+
+async def test_matches_and_their_actions_are_counted(api: Api) -> None:
+    _, token = await api.new_player()
+    before = await _scrape(api)
+    created = await api.post(
+        "/v1/matches", {"game": "necromancers", "seats": 2, "bots": [1]}, token=token
+    )
+    assert created.status == 201
+    after = await _scrape(api)
+    assert _value(after, "matches_open", game="necromancers", status="active") >= 1
+    bot_moves = _value(after, "match_actions_total", game="necromancers", by="bot")
+    assert bot_moves >= _value(before, "match_actions_total", game="necromancers", by="bot")
