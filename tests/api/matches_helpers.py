@@ -2,11 +2,13 @@
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import asyncpg
+import pytest
 
+from service.config import Settings
 from service.matches import usecases
 from service.store import matches as store
 from tests.http import Answer, Api
@@ -105,6 +107,17 @@ def ints_in(value: Any) -> set[int]:
     if isinstance(value, list):
         return {i for v in value for i in ints_in(v)}
     return {value} if type(value) is int else set()
+
+
+@pytest.fixture(scope="module", autouse=True)
+async def finished_matches_rebuild(settings: Settings) -> AsyncIterator[None]:
+    """After a module: every finished match in the database still rebuilds from its log.
+
+    Imported by each match test module, so that it runs for those modules only.
+    """
+    yield
+    assert settings.database_url is not None
+    await assert_finished_matches_rebuild(settings.database_url)
 
 
 async def assert_finished_matches_rebuild(database_url: str) -> int:

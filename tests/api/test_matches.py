@@ -3,7 +3,6 @@
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -16,8 +15,8 @@ from service.matches.usecases import cache_agrees_with_log
 from tests.api.matches_helpers import (
     act,
     all_events,
-    assert_finished_matches_rebuild,
     create,
+    finished_matches_rebuild,  # noqa: F401 (autouse)
     ints_in,
     new_players,
     play_out,
@@ -28,13 +27,6 @@ from tests.api.matches_helpers import (
 from tests.http import Api
 
 NECROMANCERS = get_game("necromancers")
-
-
-@pytest.fixture(scope="module", autouse=True)
-async def finished_matches_rebuild(settings: Settings) -> AsyncIterator[None]:
-    yield
-    assert settings.database_url is not None
-    assert await assert_finished_matches_rebuild(settings.database_url) > 0
 
 
 async def test_games_list_each_game_with_its_seats_and_options(api: Api) -> None:

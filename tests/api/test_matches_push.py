@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import pytest
 from service.config import Settings
 from tests.api.matches_helpers import (
     act,
-    assert_finished_matches_rebuild,
+    finished_matches_rebuild,  # noqa: F401 (autouse)
     new_players,
     play_out,
     read,
@@ -30,13 +30,6 @@ from tests.http import Api
 from tests.test_serve import _free_port, _wait_healthy
 
 WAIT = 5.0
-
-
-@pytest.fixture(scope="module", autouse=True)
-async def finished_matches_rebuild(settings: Settings) -> AsyncIterator[None]:
-    yield
-    assert settings.database_url is not None
-    await assert_finished_matches_rebuild(settings.database_url)
 
 
 async def _first_move(api: Api, tokens: list[str], match_id: str) -> dict[str, Any]:

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from service.config import Settings
 from service.matches.usecases import MAX_BOT_ACTIONS
 from tests.api.matches_helpers import (
     act,
-    assert_finished_matches_rebuild,
     create,
+    finished_matches_rebuild,  # noqa: F401 (autouse)
     new_players,
     play_out,
     read,
@@ -25,13 +24,6 @@ from tests.conftest import running_service
 from tests.http import Api
 
 FAST_SWEEP = 0.1
-
-
-@pytest.fixture(scope="module", autouse=True)
-async def finished_matches_rebuild(settings: Settings) -> AsyncIterator[None]:
-    yield
-    assert settings.database_url is not None
-    await assert_finished_matches_rebuild(settings.database_url)
 
 
 @pytest.fixture
