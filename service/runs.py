@@ -6,9 +6,9 @@ are serialised and exactly one battle can exist per (run, round).
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 import asyncpg
@@ -72,24 +72,53 @@ def run_to_wire(run: RunRow) -> dict[str, Any]:
     }
 
 
-def battle_to_wire(
-    battle: BattleRow, ghost_is_bot: bool, ghost_rating: int, ghost_round: int
+class RunAfter(NamedTuple):
+    """The run as a battle left it."""
+
+    lives: int
+    wins: int
+    status: str
+    pending: float
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """The ghost a battle was fought against: a player's snapshot or a bot's."""
+
+    snapshot_id: int
+    player_id: UUID | None
+    rating: int
+    round: int
+    rung: str
+    warband: list[list[Any]]
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id is None
+
+
+def turn_answer(
+    battle_id: int,
+    round_: int,
+    opponent: Opponent,
+    winner: str,
+    after: RunAfter,
 ) -> dict[str, Any]:
     return {
-        "battle_id": battle.battle_id,
-        "round": battle.round,
+        "battle_id": battle_id,
+        "round": round_,
         "opponent": {
-            "snapshot_id": battle.ghost_snapshot_id,
-            "rating": ghost_rating,
-            "is_bot": ghost_is_bot,
-            "round": ghost_round,
+            "snapshot_id": opponent.snapshot_id,
+            "rating": opponent.rating,
+            "is_bot": opponent.is_bot,
+            "round": opponent.round,
         },
-        "pairing": battle.pairing,
-        "winner": battle.winner,
-        "lives": battle.lives_after,
-        "wins": battle.wins_after,
-        "status": battle.status_after,
-        "rating_change_pending": round(battle.rating_pending, 2),
+        "pairing": opponent.rung,
+        "winner": winner,
+        "lives": after.lives,
+        "wins": after.wins,
+        "status": after.status,
+        "rating_change_pending": round(after.pending, 2),
     }
 
 
@@ -149,7 +178,13 @@ async def shop_move(
 
 async def _answer_of(conn: asyncpg.Connection, battle: BattleRow) -> dict[str, Any]:
     ghost = await snapshots.get(conn, battle.ghost_snapshot_id)
-    return battle_to_wire(battle, ghost.is_bot, ghost.rating, ghost.round)
+    opponent = Opponent(
+        ghost.snapshot_id, ghost.player_id, ghost.rating, ghost.round, battle.pairing, []
+    )
+    after = RunAfter(
+        battle.lives_after, battle.wins_after, battle.status_after, battle.rating_pending
+    )
+    return turn_answer(battle.battle_id, battle.round, opponent, battle.winner, after)
 
 
 async def end_turn(
@@ -190,6 +225,57 @@ async def end_turn(
     return answer
 
 
+def _warband(members: Sequence[shops.Member]) -> list[list[Any]]:
+    return [[m.species, m.ability, m.level] for m in members]
+
+
+async def _find_opponent(
+    conn: asyncpg.Connection, run: RunRow, ruleset: Ruleset, round_: int, policy: PairingPolicy
+) -> Opponent:
+    """A player's ghost from the pairing ladder, or else a bot stored as a snapshot."""
+    ghost = await pairing.find_ghost(
+        conn,
+        run_seed=run.seed,
+        ruleset=run.ruleset,
+        round_=round_,
+        rating=run.rating_at_start,
+        exclude_players=[run.player_id, *await battles.opponents_met(conn, run.run_id)],
+        ttl_seconds=policy.snapshot_ttl_seconds,
+    )
+    if ghost is not None:
+        warband = (await snapshots.get(conn, ghost.snapshot_id)).warband
+        return Opponent(
+            ghost.snapshot_id, ghost.player_id, ghost.rating, ghost.round, ghost.rung, warband
+        )
+    warband = _warband(shops.bot_warband(ruleset, run.seed, round_))
+    # A bot is rated like the player, so the rating gap reads 0 and nothing is won or lost.
+    snapshot_id = await snapshots.insert(
+        conn,
+        run_id=None,
+        player_id=None,
+        round_=round_,
+        ruleset=run.ruleset,
+        rating=run.rating_at_start,
+        wins=0,
+        lives=0,
+        warband=warband,
+        is_bot=True,
+    )
+    return Opponent(snapshot_id, None, run.rating_at_start, round_, pairing.RUNG_BOT, warband)
+
+
+def _run_after(run: RunRow, ruleset: Ruleset, winner: str, change: float) -> RunAfter:
+    """The run once this battle is counted."""
+    lives = run.lives - (winner == "ghost")
+    wins = run.wins + (winner == "player")
+    status = SHOPPING
+    if wins >= ruleset.run.wins_to_finish:
+        status = "won"
+    elif lives <= 0:
+        status = "lost"
+    return RunAfter(lives, wins, status, run.rating_change + change)
+
+
 async def _fight(
     conn: asyncpg.Connection,
     run: RunRow,
@@ -202,7 +288,7 @@ async def _fight(
     shop = _apply(lambda _, s: shops.arrange(s, order, abilities), ruleset, shop)
     if not shop.warband:
         raise Illegal("the warband is empty: buy a cryptid first", code="empty_warband")
-    warband = [[m.species, m.ability, m.level] for m in shop.warband]
+    warband = _warband(shop.warband)
     round_ = shop.round
     shard = run.run_id.int
     await stats.count_snapshot(conn, run.ruleset, round_, shard)
@@ -220,86 +306,44 @@ async def _fight(
     )
 
     started = time.perf_counter()
-    ghost = await pairing.find_ghost(
-        conn,
-        run_seed=run.seed,
-        ruleset=run.ruleset,
-        round_=round_,
-        rating=run.rating_at_start,
-        exclude_players=[run.player_id, *await battles.opponents_met(conn, run.run_id)],
-        ttl_seconds=policy.snapshot_ttl_seconds,
-    )
+    opponent = await _find_opponent(conn, run, ruleset, round_, policy)
     pairing_ms = (time.perf_counter() - started) * 1000
-    if ghost is None:
-        ghost_warband = [
-            [m.species, m.ability, m.level] for m in shops.bot_warband(ruleset, run.seed, round_)
-        ]
-        ghost_snapshot = await snapshots.insert(
-            conn,
-            run_id=None,
-            player_id=None,
-            round_=round_,
-            ruleset=run.ruleset,
-            rating=run.rating_at_start,
-            wins=0,
-            lives=0,
-            warband=ghost_warband,
-            is_bot=True,
-        )
-        ghost_player, ghost_rating, ghost_round, rung = (
-            None,
-            run.rating_at_start,
-            round_,
-            pairing.RUNG_BOT,
-        )
-    else:
-        ghost_warband = (await snapshots.get(conn, ghost.snapshot_id)).warband
-        ghost_snapshot, ghost_player = ghost.snapshot_id, ghost.player_id
-        ghost_rating, ghost_round, rung = ghost.rating, ghost.round, ghost.rung
-
-    gap = abs(ghost_rating - run.rating_at_start)
-    await stats.count_pairing(conn, round_, rung, shard, gap, pairing_ms)
-    metrics.PAIRINGS.labels(rung).inc()
+    gap = abs(opponent.rating - run.rating_at_start)
+    await stats.count_pairing(conn, round_, opponent.rung, shard, gap, pairing_ms)
+    metrics.PAIRINGS.labels(opponent.rung).inc()
     metrics.PAIRING_GAP.observe(gap)
     metrics.PAIRING_SECONDS.observe(pairing_ms / 1000)
 
     seed = battle_seed(run.seed, round_)
     started = time.perf_counter()
-    result = simulate(ruleset, seed, warband, ghost_warband, record=False)
+    result = simulate(ruleset, seed, warband, opponent.warband, record=False)
     metrics.BATTLE_SECONDS.labels("end_turn").observe(time.perf_counter() - started)
     metrics.BATTLES.labels("end_turn").inc()
     winner = WINNERS[result.winner]
     # Bots are not players: a battle against one does not move the rating.
-    change = 0.0 if ghost is None else elo_change(run.rating_at_start, ghost_rating, winner)
-    lives = run.lives - (winner == "ghost")
-    wins = run.wins + (winner == "player")
-    status = SHOPPING
-    if wins >= ruleset.run.wins_to_finish:
-        status = "won"
-    elif lives <= 0:
-        status = "lost"
-    pending = run.rating_change + change
+    change = 0.0 if opponent.is_bot else elo_change(run.rating_at_start, opponent.rating, winner)
+    after = _run_after(run, ruleset, winner, change)
     await runs.save_after_battle(
         conn,
         run.run_id,
-        status=status,
-        lives=lives,
-        wins=wins,
+        status=after.status,
+        lives=after.lives,
+        wins=after.wins,
         shop=shops.next_round(ruleset, shop).to_dict(),
-        rating_change=pending,
+        rating_change=after.pending,
     )
-    if status != SHOPPING:
-        await players.add_rating(conn, run.player_id, round(pending))
+    if after.status != SHOPPING:
+        await players.add_rating(conn, run.player_id, round(after.pending))
     battle_id = await battles.insert(
         conn,
         run_id=run.run_id,
         round_=round_,
         player_snapshot_id=player_snapshot,
-        ghost_snapshot_id=ghost_snapshot,
-        ghost_player_id=ghost_player,
+        ghost_snapshot_id=opponent.snapshot_id,
+        ghost_player_id=opponent.player_id,
         ruleset=run.ruleset,
         seed=seed,
-        pairing=rung,
+        pairing=opponent.rung,
         rating_gap=gap,
         pairing_ms=pairing_ms,
         winner=winner,
@@ -307,11 +351,9 @@ async def _fight(
         health_player=result.health_a,
         health_ghost=result.health_b,
         rating_change=change,
-        lives_after=lives,
-        wins_after=wins,
-        status_after=status,
-        rating_pending=pending,
+        lives_after=after.lives,
+        wins_after=after.wins,
+        status_after=after.status,
+        rating_pending=after.pending,
     )
-    stored = await battles.get(conn, battle_id)
-    assert stored is not None
-    return battle_to_wire(stored, ghost is None, ghost_rating, ghost_round)
+    return turn_answer(battle_id, round_, opponent, winner, after)
