@@ -49,7 +49,7 @@ class Cryptid(Body):
 
 class Warband(Body):
     # The board holds 5; a little slack lets the rules name the offending count.
-    cryptids: Annotated[list[Cryptid], Field(max_length=16)]
+    cryptids: Annotated[list[Cryptid], Field(min_length=1, max_length=16)]
 
 
 class SimulateRequest(Body):

@@ -58,12 +58,28 @@ def _parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
     return params
 
 
+def error_statuses(endpoint: Endpoint) -> list[int]:
+    """The declared refusals plus those every endpoint of its kind can give."""
+    statuses = set(endpoint.errors)
+    if endpoint.body is not None:
+        statuses |= {400, 413, 415, 422}
+    if endpoint.query is not None:
+        statuses.add(422)
+    if endpoint.auth == "player":
+        statuses.add(401)
+    elif endpoint.auth == "ops":
+        statuses |= {401, 403}
+    if endpoint.rate_limited:
+        statuses.add(429)
+    return sorted(statuses)
+
+
 def _operation(endpoint: Endpoint) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "Success"}
     if endpoint.response is not None:
         ok["content"] = _content(_ref(endpoint.response))
     responses: dict[str, Any] = {str(endpoint.status): ok}
-    for status in endpoint.errors:
+    for status in error_statuses(endpoint):
         responses[str(status)] = {
             "description": _STATUS_TEXT.get(status, "Error"),
             "content": _content(_ref(Error)),
@@ -76,7 +92,9 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         "responses": responses,
     }
     if endpoint.body is not None:
-        operation["requestBody"] = {"required": True, "content": _content(_ref(endpoint.body))}
+        # A body whose fields are all optional may be left out: it reads as {}.
+        required = bool(endpoint.body.model_json_schema().get("required"))
+        operation["requestBody"] = {"required": required, "content": _content(_ref(endpoint.body))}
     if endpoint.auth == "player":
         operation["security"] = [{"bearer": []}]
     elif endpoint.auth == "ops":

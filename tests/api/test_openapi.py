@@ -40,3 +40,14 @@ async def test_openapi_schemas_come_from_the_request_models(api: Api) -> None:
     assert me["security"] == [{"bearer": []}]
     refs = re.findall(r'"\$ref": "#/components/schemas/(\w+)"', str(document).replace("'", '"'))
     assert set(refs) <= set(document["components"]["schemas"])
+
+
+async def test_every_refusal_an_endpoint_can_give_is_documented(api: Api) -> None:
+    document = (await api.get("/v1/openapi.json")).body
+    end_turn = document["paths"]["/v1/runs/{run_id}/end-turn"]["post"]
+    assert {"400", "401", "404", "409", "413", "415", "422", "429"} <= set(end_turn["responses"])
+    assert end_turn["requestBody"]["required"] is False  # every field is optional
+    assert document["paths"]["/v1/players"]["post"]["requestBody"]["required"] is True
+    ops = document["paths"]["/v1/ops/matchmaking"]["get"]["responses"]
+    assert {"401", "403"} <= set(ops)
+    assert "429" not in document["paths"]["/healthz"]["get"]["responses"]
