@@ -10,6 +10,7 @@ from service import catalogue
 from service.api import (
     battles,
     content,
+    dashboard,
     docs,
     health,
     leaderboard,
@@ -40,6 +41,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     ops.endpoints,
     metrics.endpoints,
     matches.endpoints,
+    dashboard.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
 

@@ -1,0 +1,226 @@
+"""The ops dashboard: served offline with a strict CSP, and working in a real Chromium."""
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from aiohttp import web
+from playwright.async_api import Browser, ConsoleMessage, Page, Request, async_playwright, expect
+
+from service.api.keys import POOL
+from service.config import Settings
+from tests.api.runs_helpers import WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
+from tests.conftest import TEST_OPS_TOKEN, service_and_app
+from tests.http import Api
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 5000
+API_PATH = "**/v1/ops/matchmaking"
+# Counts the page's fetch calls as they are made, so a test can tell that none happened.
+COUNT_FETCHES = """
+window.__fetches = 0;
+const realFetch = window.fetch;
+window.fetch = (...args) => { window.__fetches += 1; return realFetch(...args); };
+"""
+HIDE = """hidden => {
+    Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
+    document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Path:
+    # CI installs it (.ci/run); skipping instead would let the dashboard break unnoticed.
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"the dashboard's browser test needs Debian's Chromium at {CHROMIUM}; install it with"
+            " `sudo apt-get install -y chromium` (Playwright's own browser download is not used)"
+        )
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+async def browser(chromium: Path) -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(chromium), args=CHROMIUM_ARGS, timeout=3 * WAIT_MS
+        )
+        yield launched
+        await launched.close()
+
+
+@pytest.fixture
+async def deep_service(
+    settings: Settings, fresh_database_url: str
+) -> AsyncIterator[tuple[Api, web.Application]]:
+    """An empty service where a round with two fresh snapshots is no longer thin."""
+    changed = dataclasses.replace(settings, database_url=fresh_database_url, ops_thin_pool=2)
+    async with service_and_app(changed) as pair:
+        yield pair
+
+
+async def _end_turn(api: Api, token: str, run_id: str) -> None:
+    run = (await api.get(f"/v1/runs/{run_id}", token=token)).body
+    if not run["warband"]:
+        await spend_gold(api, token, run)
+    answer = await api.post(f"/v1/runs/{run_id}/end-turn", {"round": run["round"]}, token=token)
+    assert answer.status == 200, answer.body
+
+
+async def _play_three_rounds(api: Api, app: web.Application) -> None:
+    """Three runs end round 1 (the seeded ghost is not in the roll-ups the report counts); one
+    goes on alone to rounds 2 and 3, where it meets an earlier round, then a bot. One match of
+    necromancers waits for two more players."""
+    pool = app[POOL]
+    await add_snapshot(pool, await ghost_player(pool), 1, 1120, WEAK)
+    for seed in (1, 2):
+        token, run_id = await seeded_run(app, api, seed)
+        await _end_turn(api, token, run_id)
+    token, run_id = await seeded_run(app, api, 3)
+    for _ in range(3):
+        await _end_turn(api, token, run_id)
+    match = {"game": "necromancers", "seats": 3}
+    assert (await api.post("/v1/matches", match, token=token)).status == 201
+
+
+async def _new_page(browser: Browser) -> Page:
+    page = await browser.new_page(viewport={"width": 1440, "height": 900}, color_scheme="light")
+    page.set_default_timeout(WAIT_MS)
+    return page
+
+
+async def _sign_in(page: Page, token: str) -> None:
+    await page.fill("#token", token)
+    await page.click("#token-form button[type=submit]")
+
+
+async def test_dashboard_files_are_served_with_their_types_and_a_strict_csp(api: Api) -> None:
+    expected = {
+        "/ops": "text/html",
+        "/ops/ops.css": "text/css",
+        "/ops/ops.js": "text/javascript",
+        "/ops/favicon.svg": "image/svg+xml",
+    }
+    for path, content_type in expected.items():
+        answer = await api.get(path)
+        assert answer.status == 200, path
+        assert answer.headers["Content-Type"].split(";")[0] == content_type
+        csp = answer.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in csp and "script-src 'self'" in csp
+        assert "unsafe-inline" not in csp
+        assert answer.headers["Cache-Control"] == "no-cache"
+        again = await api.get(path, headers={"If-None-Match": answer.headers["ETag"]})
+        assert again.status == 304 and again.raw == b""
+    page = (await api.get("/ops")).raw.decode()
+    assert '<script src="/ops/ops.js"' in page and "<style" not in page
+    for missing in ("/ops/ops.html", "/ops/nope.js", "/ops/..%2Fdashboard.py"):
+        answer = await api.get(missing)
+        assert answer.status == 404 and answer.error_code == "not_found"
+
+
+async def test_dashboard_flags_the_thin_round_and_not_the_deep_one(
+    browser: Browser, deep_service: tuple[Api, web.Application], tmp_path: Path
+) -> None:
+    api, app = deep_service
+    await _play_three_rounds(api, app)
+    page = await _new_page(browser)
+    hosts: set[str | None] = set()
+    problems: list[str] = []
+
+    def note_request(request: Request) -> None:
+        hosts.add(urlsplit(request.url).hostname)
+
+    def note_console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            problems.append(message.text)
+
+    page.on("request", note_request)
+    page.on("console", note_console)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    await page.goto(f"{api.base_url}/ops")
+
+    await _sign_in(page, "not-the-token")
+    await expect(page.locator("#token-error")).to_contain_text("rejected (403)")
+    await _sign_in(page, TEST_OPS_TOKEN)
+    rows = page.locator("#rounds tbody tr[data-round]")
+    await expect(rows).to_have_count(3)
+
+    deep, thin, bots = (page.locator(f'#rounds tr[data-round="{n}"]') for n in (1, 2, 3))
+    await expect(page.locator("#thresholds")).to_contain_text("under 2 fresh snapshots")
+    await expect(deep.locator("td").first).to_have_text("3")
+    await expect(deep.locator("[data-alert]")).to_have_count(0)
+    await expect(deep.locator(".verdict")).to_have_text("ok")
+    await expect(thin.locator('.badge[data-alert="thin_pool"]')).to_have_text("thin pool")
+    await expect(thin.locator('td[data-alert="thin_pool"]')).to_have_text("1")
+    await expect(bots.locator('.badge[data-alert="high_bot_rate"]')).to_have_text("high bot rate")
+    # Red for the flagged row, the page background for the deep one.
+    red = await thin.evaluate("row => getComputedStyle(row).backgroundColor")
+    plain = await deep.evaluate("row => getComputedStyle(row).backgroundColor")
+    assert red == "rgb(253, 236, 234)" and plain == "rgba(0, 0, 0, 0)"
+
+    necro = page.locator('#games tr[data-game="necromancers"] td')
+    await expect(necro).to_have_text(["0", "1", "2", "\N{EN DASH}", "0", "0"])
+
+    bars = page.locator('svg[data-chart="pairings"] rect.bar')
+    await expect(bars).to_have_count(24)
+    # Five pairings were made just now; summing all bars keeps this true across an hour boundary.
+    values = await bars.evaluate_all("bars => bars.map(b => Number(b.dataset.value))")
+    assert sum(values) == 5
+    assert await page.locator('svg[data-chart="rates"] circle[data-series="bot"]').count() >= 1
+    assert await page.locator('svg[data-chart="rates"] text').count() > 10  # axis labels
+
+    screenshot = tmp_path / "ops.png"
+    await page.screenshot(path=str(screenshot), full_page=True)
+    print(f"dashboard screenshot: {screenshot}")
+    await page.close()
+    assert hosts == {"127.0.0.1"}
+    assert problems == []
+
+
+async def test_dashboard_refreshes_pauses_when_hidden_and_shows_api_errors(
+    browser: Browser, fresh_service: tuple[Api, web.Application]
+) -> None:
+    api, _ = fresh_service
+    page = await _new_page(browser)
+    await page.add_init_script(COUNT_FETCHES)
+    await page.goto(f"{api.base_url}/ops?refresh=1")
+    async with page.expect_response(API_PATH):
+        await _sign_in(page, TEST_OPS_TOKEN)
+    await expect(page.locator("#rounds td.empty")).to_contain_text("No snapshots")
+    await expect(page.locator("#updated")).to_contain_text("updated")
+
+    async with page.expect_response(API_PATH, timeout=5_000):
+        pass  # the next poll, a second later on the real clock
+    assert await page.evaluate("window.__fetches") == 2
+
+    await page.evaluate(HIDE, True)
+    await expect(page.locator("#updated")).to_contain_text("paused")
+    await asyncio.sleep(2.5)
+    assert await page.evaluate("window.__fetches") == 2
+    async with page.expect_response(API_PATH):
+        await page.evaluate(HIDE, False)
+    assert await page.evaluate("window.__fetches") == 3
+
+    # The page's own rendering of a refusal: the API's 503 is answered in the browser.
+    unavailable = {"error": {"code": "unavailable", "message": "database unavailable"}}
+    await page.route(API_PATH, lambda route: route.fulfill(status=503, json=unavailable))
+    await page.click("#refresh")
+    await expect(page.locator("#error")).to_contain_text("503 unavailable")
+    await expect(page.locator("#updated")).to_contain_text("update failed")
+    await page.unroute(API_PATH)
+    await page.click("#refresh")
+    await expect(page.locator("#error")).to_be_hidden()
+    await page.close()
