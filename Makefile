@@ -24,3 +24,7 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+# The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.
+bench: $(STAMP)
+	$(BIN)/python -m bench $(BENCH_ARGS)

@@ -19,11 +19,10 @@ def _serve(_: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_format, settings.log_level)
     try:
-        serve(settings)
+        return serve(settings)
     except EmbeddedDatabaseBusy as exc:
         print(f"cannot start: {exc}; stop that service or set DATA_DIR", file=sys.stderr)
         return 2
-    return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:

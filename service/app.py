@@ -12,6 +12,7 @@ from service.api import (
     content,
     dashboard,
     docs,
+    floor,
     health,
     leaderboard,
     matches,
@@ -21,9 +22,10 @@ from service.api import (
     runs,
 )
 from service.api.endpoints import Endpoints, register
-from service.api.keys import LIMITER, POOL, SETTINGS
+from service.api.keys import LIMITER, POOL, SETTINGS, TOKENS
 from service.api.middleware import request_context
 from service.api.openapi import build_document
+from service.auth import VerifiedTokens
 from service.config import Settings
 from service.ratelimit import RateLimiter
 from service.store.database import apply_schema, create_pool, is_unavailable
@@ -78,8 +80,10 @@ def create_app(settings: Settings) -> web.Application:
     )
     app[SETTINGS] = settings
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
-    app[docs.OPENAPI] = build_document(ENDPOINT_TABLES)
-    register(app, ENDPOINT_TABLES)
+    app[TOKENS] = VerifiedTokens(settings.secret_key)
+    tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
+    app[docs.OPENAPI] = build_document(tables)
+    register(app, tables)
     app.cleanup_ctx.append(_database)
     app.cleanup_ctx.append(metrics.sample_pool)
     app.cleanup_ctx.append(matches.background)

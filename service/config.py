@@ -78,6 +78,7 @@ class Settings:
     snapshot_ttl_seconds: float = 7 * 24 * 3600.0
     ops_thin_pool: int = 20
     ops_high_bot_rate: float = 0.25
+    log_requests: str = "all"
     workers: int = 1
     bench_floor: bool = False
 
@@ -93,6 +94,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     log_format = env.get("LOG_FORMAT", "auto")
     if log_format not in ("auto", "json", "console"):
         raise ConfigError(f"LOG_FORMAT must be auto, json or console, got {log_format!r}")
+    log_requests = env.get("LOG_REQUESTS") or "all"
+    if log_requests not in ("all", "errors"):
+        raise ConfigError(f"LOG_REQUESTS must be all or errors, got {log_requests!r}")
     return Settings(
         host=env.get("HOST") or "127.0.0.1",
         port=_int(env, "PORT", 8080),
@@ -114,6 +118,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         snapshot_ttl_seconds=_float(env, "SNAPSHOT_TTL_SECONDS", 7 * 24 * 3600.0),
         ops_thin_pool=_int(env, "OPS_THIN_POOL", 20),
         ops_high_bot_rate=_float(env, "OPS_HIGH_BOT_RATE", 0.25),
+        log_requests=log_requests,
         workers=_int(env, "WORKERS", 1, minimum=1),
         bench_floor=_flag(env, "BENCH_FLOOR"),
     )

@@ -1,34 +1,43 @@
-"""Running the service: the embedded database when needed, then the HTTP server."""
+"""Running the service: the embedded database when needed, then one or several workers."""
 
 import dataclasses
+from collections.abc import Callable
 
 import structlog
 from aiohttp import web
 
-from service.app import create_app
 from service.config import Settings
 from service.embedded_db import EmbeddedPostgres
+from service.workers import run_worker, run_workers, shared_metrics_dir
 
 log = structlog.get_logger("service")
 
 
-def serve(settings: Settings) -> None:
-    """Serve until SIGINT/SIGTERM; in-flight requests finish, then the pool and database stop."""
+def _app_factory() -> Callable[[Settings], web.Application]:
+    # Imported late: with several workers, the metrics module must see the shared metrics
+    # directory that `shared_metrics_dir` sets up when it is first imported.
+    from service.app import create_app
+
+    return create_app
+
+
+def serve(settings: Settings) -> int:
+    """Serve until SIGINT/SIGTERM; in-flight requests finish, then the pool and database stop.
+
+    Returns the exit status: non-zero when a worker died on its own.
+    """
     embedded: EmbeddedPostgres | None = None
     if settings.database_url is None:
         embedded = EmbeddedPostgres(settings.pgdata)
         log.info("embedded_database_starting", pgdata=str(settings.pgdata))
         settings = dataclasses.replace(settings, database_url=embedded.start())
     try:
-        log.info("listening", host=settings.host, port=settings.port)
-        web.run_app(
-            create_app(settings),
-            host=settings.host,
-            port=settings.port,
-            access_log=None,
-            print=None,
-            shutdown_timeout=settings.shutdown_timeout_seconds,
-        )
+        log.info("listening", host=settings.host, port=settings.port, workers=settings.workers)
+        if settings.workers == 1:
+            run_worker(settings, _app_factory())
+            return 0
+        with shared_metrics_dir():
+            return run_workers(settings, _app_factory())
     finally:
         if embedded is not None:
             embedded.release()

@@ -4,6 +4,7 @@ import json
 from typing import Any
 
 import msgpack
+import orjson
 from aiohttp import web
 
 from service.api.errors import ApiError
@@ -83,7 +84,12 @@ def prefers_msgpack(accept: str | None) -> bool:
 def encode(data: Any, msgpack_wanted: bool) -> tuple[bytes, str]:
     if msgpack_wanted:
         return msgpack.packb(data), MSGPACK
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), JSON
+    try:
+        # orjson writes a battle's replay about five times faster than the json module.
+        return orjson.dumps(data), JSON
+    except TypeError:
+        # What orjson refuses (integers past 64 bits, non-string keys) the json module writes.
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), JSON
 
 
 def respond(

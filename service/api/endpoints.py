@@ -22,7 +22,7 @@ from service.api.errors import (
     rate_limited,
     unauthorized,
 )
-from service.api.keys import LIMITER, SETTINGS
+from service.api.keys import LIMITER, SETTINGS, TOKENS
 
 Auth = Literal["none", "player", "ops"]
 OPS_HEADER = "X-Ops-Token"
@@ -140,7 +140,7 @@ def _validate(model: type[BaseModel], data: Any, prefix: tuple[str, ...] = ()) -
 def _authenticate(request: web.Request) -> UUID:
     try:
         token = auth.bearer_token(request.headers.get("Authorization"))
-        return auth.verify_token(request.app[SETTINGS].secret_key, token)
+        return request.app[TOKENS].player(token)
     except auth.InvalidToken as exc:
         raise unauthorized(str(exc)) from exc
 

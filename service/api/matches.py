@@ -15,7 +15,7 @@ from service import auth, metrics
 from service.api import codec
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import not_found, unauthorized
-from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS
+from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
 from service.matches import usecases as matches
 from service.matches.notify import Hub, listen_forever
 
@@ -266,7 +266,7 @@ def _socket_player(call: Call) -> UUID:
     header = call.request.headers.get("Authorization")
     try:
         token = auth.bearer_token(header) if header or query.token is None else query.token
-        return auth.verify_token(call.request.app[SETTINGS].secret_key, token)
+        return call.request.app[TOKENS].player(token)
     except auth.InvalidToken as exc:
         raise unauthorized(str(exc)) from exc
 

@@ -40,7 +40,9 @@ def test_json_prints_the_result_with_its_replay(files: tuple[str, str]) -> None:
         [("trauco", 1, 1), ("chupacabra", 1, 1)],
         [("mothman", 0, 1), ("nahual", 0, 1)],
     )
-    assert json.loads(out.getvalue()) == result_to_wire(expected, include_replay=True)
+    wire = result_to_wire(expected, include_replay=True)
+    assert json.loads(out.getvalue()) == json.loads(json.dumps(wire))
+    assert json.loads(out.getvalue())["replay"]["events"][0][0] == "roll"
 
 
 def test_the_human_view_has_one_line_per_event_and_no_colour_off_a_terminal(

@@ -1,0 +1,136 @@
+"""The service under load: a real `python -m service serve`, load generators in their own processes.
+
+The service runs with its embedded PostgreSQL in a throw-away DATA_DIR, the floor endpoint on
+(BENCH_FLOOR=1) and a rate limit high enough never to refuse. Each measurement starts a fresh
+`python -m bench.load` process, so the generator's event loop never shares a core's time slice
+with the server's in the same process; the server's CPU per answered request is read from /proc.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TICKS = os.sysconf("SC_CLK_TCK")
+START_SECONDS = 120.0
+
+
+@dataclass
+class Service:
+    base_url: str
+    process: subprocess.Popen[bytes]
+    workers: int
+
+    def worker_pids(self) -> list[int]:
+        """The processes that serve: the master's children with several workers, else itself."""
+        if self.workers == 1:
+            return [self.process.pid]
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in children.read_text().split()]
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the serving processes used so far."""
+        total = 0
+        for pid in self.worker_pids():
+            # The command name in field 2 may hold spaces; the fields after its ')' do not.
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+        return total / TICKS
+
+    def peak_rss_mb(self) -> list[float]:
+        """Each serving process's peak resident set (VmHWM), in MiB."""
+        peaks = []
+        for pid in self.worker_pids():
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peaks.append(int(line.split()[1]) / 1024)
+        return peaks
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _healthy(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(base_url + "/healthz", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except (urllib.error.URLError, ConnectionError):
+        return False
+
+
+@contextmanager
+def running_service(data_dir: Path, workers: int) -> Iterator[Service]:
+    """`python -m service serve` on a free port of 127.0.0.1, stopped by SIGTERM afterwards."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(
+        {
+            "DATA_DIR": str(data_dir),
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            "WORKERS": str(workers),
+            "BENCH_FLOOR": "1",
+            "RATE_LIMIT_PER_SECOND": "1000000000",
+            "RATE_LIMIT_BURST": "1000000000",
+            "LOG_FORMAT": "json",
+        }
+    )
+    with (data_dir / f"service-{workers}.log").open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service", "serve"], env=env, stdout=log, stderr=log
+        )
+    service = Service(f"http://127.0.0.1:{port}", process, workers)
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while not _healthy(service.base_url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the service did not start; see {log.name}")
+            time.sleep(0.1)
+        # Every worker must be listening before any figure counts.
+        while len(service.worker_pids()) < workers:
+            time.sleep(0.1)
+        yield service
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise
+
+
+def load(spec: dict[str, Any]) -> dict[str, Any]:
+    """One run of the load generator in its own process (see bench.load)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load", json.dumps(spec)],
+        capture_output=True,
+        check=False,
+        timeout=spec["seconds"] + 120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"load generator failed: {done.stderr.decode()[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def measure(service: Service, spec: dict[str, Any]) -> dict[str, Any]:
+    """`load(spec)` against the service, with the server's CPU per answered request."""
+    before = service.cpu_seconds()
+    result = load({**spec, "base_url": service.base_url})
+    used = service.cpu_seconds() - before
+    result["server_us"] = used / max(1, result["completed"]) * 1e6
+    return result

@@ -1,0 +1,290 @@
+"""The load generator: a process of its own, driven by `bench.http`, answering one JSON line.
+
+`python -m bench.load '{"mode": "simulate", ...}'` keeps `concurrency` requests in flight for
+`seconds` (after a warm-up) against one path, cycling through the seeded battle corpus, and
+prints the count, the errors, the latencies' percentiles and the CPU this process used, so the
+caller can tell whether the generator rather than the server was the limit.
+`"mode": "end-turn"` has `players` players each play runs over HTTP (buy, end-turn, again).
+"""
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import aiohttp
+import msgpack
+from yarl import URL
+
+from bench.engine import corpus
+from bench.table import percentile
+from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
+
+JSON = "application/json"
+MSGPACK = "application/msgpack"
+
+
+@dataclass
+class Clock:
+    """When recording starts (after the warm-up) and when clients stop sending."""
+
+    recording: bool = False
+    stop_at: float = float("inf")
+
+    def running(self) -> bool:
+        return time.perf_counter() < self.stop_at
+
+
+@dataclass
+class Tally:
+    clock: Clock
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+
+    completed: int = 0
+
+    def error(self, what: str) -> None:
+        if self.clock.recording:
+            self.errors[what] = self.errors.get(what, 0) + 1
+
+    def done(self, seconds: float, status: int) -> None:
+        """An answer came: count it, keep its latency once recording, count it as an error
+        unless it is a success."""
+        self.completed += 1
+        if self.clock.recording:
+            self.latencies_ms.append(seconds * 1000)
+        if status >= 300:
+            self.error(str(status))
+
+
+def simulate_bodies(fmt: str, size: int) -> list[bytes]:
+    """The corpus's battles as simulate requests, encoded once up front."""
+    encode: Callable[[Any], bytes] = msgpack.packb if fmt == "msgpack" else _json
+    return [
+        encode(
+            {
+                "seed": seed,
+                "a": {"cryptids": [_cryptid(p) for p in a]},
+                "b": {"cryptids": [_cryptid(p) for p in b]},
+            }
+        )
+        for seed, a, b in corpus(load_ruleset(DEFAULT_RULESET), size)
+    ]
+
+
+def _cryptid(pick: Sequence[Any]) -> dict[str, Any]:
+    return {"species": pick[0], "ability": pick[1], "level": pick[2]}
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def _headers(fmt: str, token: str | None) -> dict[str, str]:
+    media = MSGPACK if fmt == "msgpack" else JSON
+    headers = {"Content-Type": media, "Accept": media}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+async def _player(session: aiohttp.ClientSession, base: str, name: str) -> str:
+    async with session.post(f"{base}/v1/players", json={"name": name}) as answer:
+        answer.raise_for_status()
+        token: str = (await answer.json())["token"]
+    return token
+
+
+async def _timed(
+    tally: Tally, session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]
+) -> Any:
+    """One POST; its latency is kept, a non-2xx counted; the decoded JSON answer or None."""
+    started = time.perf_counter()
+    try:
+        async with session.post(url, data=body, headers=headers) as answer:
+            raw = await answer.read()
+            status = answer.status
+    except aiohttp.ClientError as exc:
+        tally.error(type(exc).__name__)
+        return None
+    tally.done(time.perf_counter() - started, status)
+    if status >= 300:
+        return None
+    return json.loads(raw) if headers["Accept"] == JSON else None
+
+
+class Connection(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection sending prepared requests, one at a time.
+
+    The simulate loop's client: far leaner per request than aiohttp's, so the server rather than
+    the generator is the limit (the generator's CPU is reported beside every figure). It reads
+    answers by their Content-Length, which every answer of this service has.
+    """
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.answer: asyncio.Future[int] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0 or self.answer is None or self.answer.done():
+            return
+        head = bytes(self.buffer[:end]).lower()
+        start = head.find(b"\r\ncontent-length:") + 17
+        stop = head.find(b"\r\n", start)
+        length = int(head[start : stop if stop >= 0 else None])
+        if len(self.buffer) >= end + 4 + length:
+            del self.buffer[: end + 4 + length]
+            self.answer.set_result(int(head[9:12]))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.answer is not None and not self.answer.done():
+            self.answer.set_exception(exc or ConnectionResetError("closed by the server"))
+
+    async def send(self, request: bytes) -> int:
+        """The answer's status."""
+        assert self.transport is not None
+        self.answer = asyncio.get_running_loop().create_future()
+        self.transport.write(request)
+        return await self.answer
+
+
+def _prepared(host: str, path: str, fmt: str, token: str, body: bytes) -> bytes:
+    media = MSGPACK if fmt == "msgpack" else JSON
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: {media}\r\nAccept: {media}\r\n"
+        f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def _simulate(session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally) -> None:
+    """Every client sends the next battle of the corpus, answer after answer."""
+    url = URL(spec["base_url"])
+    token = await _player(session, spec["base_url"], "bench")
+    requests = [
+        _prepared(url.raw_authority, spec["path"], spec["format"], token, body)
+        for body in simulate_bodies(spec["format"], spec.get("corpus", 1000))
+    ]
+    loop = asyncio.get_running_loop()
+    sent = 0
+
+    async def client() -> None:
+        nonlocal sent
+        assert url.host is not None and url.port is not None
+        _, connection = await loop.create_connection(Connection, url.host, url.port)
+        while tally.clock.running():
+            request = requests[sent % len(requests)]
+            sent += 1
+            started = time.perf_counter()
+            try:
+                status = await connection.send(request)
+            except ConnectionError as exc:
+                tally.error(type(exc).__name__)
+                return
+            tally.done(time.perf_counter() - started, status)
+        assert connection.transport is not None
+        connection.transport.close()
+
+    await _run([client() for _ in range(spec["concurrency"])], spec, tally.clock)
+
+
+async def _end_turn(
+    session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally
+) -> list[float]:
+    """Each player: start a run, buy what 10 gold allows, end the turn; a new run when over.
+
+    Every request counts in `tally`; the end-turns' latencies are returned apart.
+    """
+    base = spec["base_url"]
+    clock = tally.clock
+    turns = Tally(clock)
+    tokens = await asyncio.gather(
+        *(_player(session, base, f"p{i}") for i in range(spec["concurrency"]))
+    )
+    buys = [_json({"slot": slot}) for slot in range(3)]
+
+    async def player(token: str) -> None:
+        headers = _headers("json", token)
+        while clock.running():
+            run = await _timed(tally, session, f"{base}/v1/runs", b"{}", headers)
+            if run is None:
+                return
+            url = f"{base}/v1/runs/{run['run_id']}"
+            round_ = run["round"]
+            status = run["status"]
+            while status == "shopping" and clock.running():
+                for body in buys:
+                    await _timed(tally, session, f"{url}/buy", body, headers)
+                turn = await _timed(
+                    turns, session, f"{url}/end-turn", _json({"round": round_}), headers
+                )
+                if turn is None:
+                    return
+                status = turn["status"]
+                round_ += 1
+
+    await _run([player(token) for token in tokens], spec, clock)
+    for what, count in turns.errors.items():
+        tally.errors[what] = tally.errors.get(what, 0) + count
+    return turns.latencies_ms
+
+
+async def _run(
+    clients: list[Coroutine[Any, Any, None]], spec: dict[str, Any], clock: Clock
+) -> None:
+    """Run the clients; record from the end of the warm-up for `seconds`, then stop them."""
+    tasks = [asyncio.ensure_future(c) for c in clients]
+    await asyncio.sleep(spec.get("warmup", 0.5))
+    clock.recording = True
+    cpu_before = _cpu()
+    started = time.perf_counter()
+    clock.stop_at = started + spec["seconds"]
+    await asyncio.gather(*tasks)
+    spec["elapsed"] = time.perf_counter() - started
+    spec["cpu"] = (_cpu() - cpu_before) / spec["elapsed"]
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+async def measure(spec: dict[str, Any]) -> dict[str, Any]:
+    """Run one measurement; the answer has requests, rate, p50/p99 ms, errors and cpu."""
+    tally = Tally(Clock())
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        if spec["mode"] == "simulate":
+            await _simulate(session, spec, tally)
+            latencies = tally.latencies_ms
+        else:
+            latencies = await _end_turn(session, spec, tally)
+    return {
+        "requests": len(latencies),
+        "rate": len(latencies) / spec["elapsed"],
+        "p50_ms": percentile(latencies, 0.5) if latencies else 0.0,
+        "p99_ms": percentile(latencies, 0.99) if latencies else 0.0,
+        "errors": tally.errors,
+        "cpu": spec["cpu"],
+        "completed": tally.completed,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    spec = json.loads(args[0])
+    print(json.dumps(asyncio.run(measure(spec))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,19 @@
+from bench.__main__ import SMOKE, run
+
+
+def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
+    rows = run(SMOKE)
+    figures = [(row["figure"], row["workers"], row["clients"]) for row in rows]
+    for fmt in ("msgpack", "json"):
+        for clients in ("1", "4"):
+            assert (f"simulate {fmt}", "1", clients) in figures
+            assert (f"floor {fmt}", "1", clients) in figures
+        assert (f"simulate {fmt}", "2", "4") in figures
+    assert ("end-turn (HTTP)", "1", "4") in figures
+    assert [row["workers"] for row in rows if row["figure"] == "peak RSS"] == ["1", "2", "2"]
+    measured = [row for row in rows if row["clients"]]
+    # Every request answered with a success: a failing endpoint cannot pass for a fast one.
+    assert all(row["note"].find("errors") < 0 and float(row["median/s"]) > 0 for row in measured)
+    simulate = [row for row in measured if row["figure"].startswith("simulate")]
+    assert all(row["vs engine"] and row["vs floor"] for row in simulate)
+    assert all(row["note"].endswith("x 1 worker") for row in simulate if row["workers"] == "2")
