@@ -217,6 +217,9 @@ async def test_an_action_on_one_instance_is_pushed_by_the_other(
         assert (await asyncio.wait_for(poll, WAIT)).body["events"] == moved["events"]
         # ...and sent to the first, pushed by the second's WebSocket.
         assert (await _receive(ws))["events"] == moved["events"]
+        # The next decision may be the defender's: ask who acts now.
+        (seat,) = (await read(api, a, match_id))["to_act"]
+        token = [a, b][seat]
         mover = await read(api, token, match_id)
         again = await act(api, token, match_id, 1, mover["legal_actions"][0])
         assert again.status == 200
