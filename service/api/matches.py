@@ -18,6 +18,7 @@ from service.api.errors import not_found, unauthorized
 from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
 from service.matches import usecases as matches
 from service.matches.notify import Hub, listen_forever
+from service.matches.sweeper import run_sweeper
 
 log = structlog.get_logger("service.api.matches")
 
@@ -332,7 +333,7 @@ async def background(app: web.Application) -> AsyncIterator[None]:
         asyncio.create_task(
             listen_forever(settings.database_url, hub, settings.db_timeout_seconds)
         ),
-        asyncio.create_task(matches.run_sweeper(app[POOL], settings.sweep_interval_seconds)),
+        asyncio.create_task(run_sweeper(app[POOL], settings.sweep_interval_seconds)),
     ]
     yield
     for task in tasks:

@@ -12,40 +12,34 @@ Decisions where the issue is silent:
   then `match_started` and the game's setup events when the last seat is filled.
 - A turn timer restarts at every action; when it runs out, every human seat still asked to
   act gets the game's `timeout_action`.
-- Bots act in the same transaction, at most MAX_BOT_ACTIONS of them; the rest is left to the
-  sweeper (the match is marked due at once), so a bot-only match finishes in a few sweeps.
+- Bots act in the same transaction, at most MAX_BOT_ACTIONS of them (progress.py); the rest
+  is left to the sweeper (sweeper.py: the match is marked due at once), so a bot-only match
+  finishes in a few sweeps.
 - A replay is open to any player once the match is finished.
 """
 
 import asyncio
 import secrets
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 import asyncpg
-import structlog
 
-from service import idempotency, metrics
+from service import idempotency
 from service.errors import Conflict, Forbidden, Illegal, NotFound
 from service.games.protocol import Event, Game, GameError, IllegalAction, rebuild
 from service.games.registry import describe, get_game
 from service.matches.notify import Hub
+from service.matches.progress import Progress, event_wire
 from service.store import matches as store
-from service.store.database import is_unavailable
-from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
+from service.store.matches import MatchRow, SeatRow
 
-log = structlog.get_logger("service.matches")
-
-MAX_BOT_ACTIONS = 50
 EVENT_PAGE = 500
 # A follower re-reads this often even without a notification, in case one was lost.
 RECHECK_SECONDS = 15.0
-# A match whose sweep failed (a bug, not the database) is retried after this long.
-SWEEP_RETRY_SECONDS = 60.0
-MAX_SWEEPS_PER_TICK = 200
 
 
 def games() -> list[dict[str, Any]]:
@@ -54,10 +48,6 @@ def games() -> list[dict[str, Any]]:
 
 def _seat_of(seats: Sequence[SeatRow], player_id: UUID) -> int | None:
     return next((s.seat for s in seats if s.player_id == player_id), None)
-
-
-def _event_wire(event: EventRow) -> dict[str, Any]:
-    return {"seq": event.seq, "version": event.version, "kind": event.kind, "data": event.data}
 
 
 def _seats_wire(seats: Sequence[SeatRow]) -> list[dict[str, Any]]:
@@ -69,108 +59,6 @@ def _seats_wire(seats: Sequence[SeatRow]) -> list[dict[str, Any]]:
         }
         for s in seats
     ]
-
-
-def _visible(event: EventRow, seat: int | None) -> bool:
-    return event.visible_to is None or (seat is not None and seat in event.visible_to)
-
-
-@dataclass
-class Progress:
-    """A match being changed inside one transaction, and what to append to its logs."""
-
-    row: MatchRow
-    seats: list[SeatRow]
-    game: Game[Any]
-    state: Any
-    status: str
-    version: int
-    last_seq: int
-    outcome: dict[str, Any] | None
-    actions: list[ActionRow] = field(default_factory=list)
-    events: list[EventRow] = field(default_factory=list)
-    restart_timer: bool = False
-
-    @classmethod
-    def of(cls, row: MatchRow, seats: list[SeatRow]) -> "Progress":
-        game = get_game(row.game)
-        return cls(
-            row,
-            seats,
-            game,
-            game.load_state(row.state),
-            row.status,
-            row.version,
-            row.last_seq,
-            row.outcome,
-        )
-
-    @property
-    def bots(self) -> set[int]:
-        return {s.seat for s in self.seats if s.bot}
-
-    def to_act(self) -> list[int]:
-        return self.game.to_act(self.state) if self.status == "active" else []
-
-    def emit(self, events: Iterable[Event]) -> None:
-        for event in events:
-            self.last_seq += 1
-            visible = None if event.visible_to is None else list(event.visible_to)
-            self.events.append(
-                EventRow(self.last_seq, self.version, event.kind, dict(event.data), visible)
-            )
-
-    def apply(self, seat: int, action: dict[str, Any], source: str) -> None:
-        """Apply one action; `IllegalAction` leaves everything as it was."""
-        self.state, events = self.game.apply(self.state, seat, action)
-        self.version += 1
-        self.restart_timer = True
-        self.actions.append(ActionRow(self.version, seat, action, source))
-        self.emit(events)
-        outcome = self.game.outcome(self.state)
-        if outcome is not None:
-            self.status = "finished"
-            self.outcome = dict(outcome)
-
-    def activate(self) -> None:
-        self.status = "active"
-        self.restart_timer = True
-        self.emit([Event("match_started"), *self.game.setup_events(self.state)])
-
-    def run_bots(self) -> bool:
-        """Play bot seats until a human must act; True when the bound left bot moves undone."""
-        for _ in range(MAX_BOT_ACTIONS):
-            seat = next((s for s in self.to_act() if s in self.bots), None)
-            if seat is None:
-                return False
-            self.apply(seat, self.game.bot_action(self.state, seat, secrets.randbits(64)), "bot")
-        return any(s in self.bots for s in self.to_act())
-
-    async def save(self, conn: asyncpg.Connection, bots_pending: bool) -> None:
-        due = 0.0 if bots_pending else self.row.turn_seconds
-        await store.update(
-            conn,
-            self.row.match_id,
-            status=self.status,
-            version=self.version,
-            last_seq=self.last_seq,
-            state=self.game.dump_state(self.state),
-            outcome=self.outcome,
-            due_in_seconds=due,
-            reset_due=self.restart_timer or bots_pending,
-        )
-        if self.actions:
-            await store.insert_actions(conn, self.row.match_id, self.actions)
-            for action in self.actions:
-                metrics.MATCH_ACTIONS.labels(self.row.game, action.source).inc()
-                if action.source == "timeout":
-                    metrics.MATCH_TIMEOUTS.labels(self.row.game).inc()
-        if self.events:
-            await store.insert_events(conn, self.row.match_id, self.events)
-            await store.notify(conn, self.row.match_id, self.last_seq)
-
-    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
-        return [_event_wire(e) for e in self.events if _visible(e, seat)]
 
 
 def _match_view(
@@ -415,7 +303,7 @@ async def events_page(
         rows = await store.events_after(conn, match_id, after, seat, limit)
     more = len(rows) == limit
     last = rows[-1].seq if more else max([after, row.last_seq, *(r.seq for r in rows)])
-    return EventPage([_event_wire(r) for r in rows], last, row.status, row.version, more)
+    return EventPage([event_wire(r) for r in rows], last, row.status, row.version, more)
 
 
 async def wait_events(
@@ -479,7 +367,7 @@ async def replay(pool: asyncpg.Pool, match_id: UUID) -> dict[str, Any]:
             {"version": a.version, "seat": a.seat, "action": a.action, "source": a.source}
             for a in actions
         ],
-        "events": [{**_event_wire(e), "visible_to": e.visible_to} for e in events],
+        "events": [{**event_wire(e), "visible_to": e.visible_to} for e in events],
         "final": game.replay_view(game.load_state(row.state)),
         "outcome": row.outcome,
     }
@@ -494,53 +382,3 @@ async def cache_agrees_with_log(db: store.Conn, match_id: UUID) -> bool:
     game = get_game(row.game)
     state = rebuild(game, row.seed, row.seats, row.options, [(a.seat, a.action) for a in log_rows])
     return bool(game.dump_state(state) == row.state)
-
-
-async def _sweep_one(conn: asyncpg.Connection) -> bool:
-    """Run out one due match's timer or leftover bot moves; False when nothing is due."""
-    claimed: UUID | None = None
-    try:
-        async with conn.transaction():
-            row = await store.claim_due(conn)
-            if row is None:
-                return False
-            claimed = row.match_id
-            progress = Progress.of(row, await store.seats(conn, row.match_id))
-            to_act = progress.to_act()
-            # No bot is to act, so the match is due because a turn timer ran out.
-            if not progress.bots.intersection(to_act):
-                for seat in to_act:
-                    if seat in progress.to_act():
-                        timeout = progress.game.timeout_action(progress.state, seat)
-                        progress.apply(seat, timeout, "timeout")
-            await progress.save(conn, progress.run_bots())
-            return True
-    except Exception as exc:
-        if claimed is None or is_unavailable(exc):
-            raise
-        # A bug in one match must not starve the others: log it and look again later.
-        log.exception("sweep_match_failed", match_id=str(claimed))
-        await store.postpone(conn, claimed, SWEEP_RETRY_SECONDS)
-        return True
-
-
-async def sweep(pool: asyncpg.Pool) -> int:
-    """Process the matches due now, each in its own transaction; instances may sweep at once."""
-    done = 0
-    async with pool.acquire() as conn:
-        while done < MAX_SWEEPS_PER_TICK and await _sweep_one(conn):
-            done += 1
-    return done
-
-
-async def run_sweeper(pool: asyncpg.Pool, interval_s: float) -> None:
-    """Sweep every `interval_s` until cancelled; database outages are logged and waited out."""
-    while True:
-        try:
-            await sweep(pool)
-        except Exception as exc:
-            if is_unavailable(exc):
-                log.warning("sweep_database_unavailable", error=type(exc).__name__)
-            else:
-                log.exception("sweep_failed")
-        await asyncio.sleep(interval_s)
