@@ -7,6 +7,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,23 @@ def test_serve_uses_the_embedded_database_keeps_its_data_and_stops_it(
     try:
         _wait_healthy(base, first)
         created = _request(base + "/v1/players", {"name": "persisted"})
+        token = created["token"]
+        match = _request(base + "/v1/matches", {"game": "necromancers", "seats": 2}, token)
+        events = f"{base}/v1/matches/{match['match_id']}/events"
+        seen = _request(events, None, token)["last_seq"]
+        # A long-poll in flight when SIGTERM arrives still gets its answer before the exit.
+        with ThreadPoolExecutor(1) as pool:
+            in_flight = pool.submit(_request, f"{events}?after={seen}&wait=2", None, token)
+            time.sleep(0.5)
+            first.send_signal(signal.SIGTERM)
+            polled = in_flight.result(timeout=15)
+        _, stderr = first.communicate(timeout=30)
     finally:
-        log = _stop(first)
+        if first.poll() is None:
+            _stop(first)
+    log = stderr.decode()
+    assert first.returncode == 0, log
+    assert polled["status"] == "waiting" and polled["events"] == []
     assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "embedded database left running"
     assert '"event": "embedded_database_stopped"' in log
 
