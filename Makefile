@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: serve test lint bench
 
@@ -17,12 +18,22 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(BIN)/python -m service serve
 
+# The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own here).
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "the browser test needs Debian's chromium: sudo apt-get install chromium" >&2; \
+		exit 1; \
+	fi
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest -q
 
 # The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.
