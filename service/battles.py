@@ -7,7 +7,7 @@ from uuid import UUID
 import asyncpg
 
 from service import metrics
-from service.errors import NotFound, ServiceError
+from service.errors import NotFound, invalid_field
 from service.games.cryptids.content import DEFAULT_RULESET, UnknownRulesetError, load_ruleset
 from service.games.cryptids.engine import simulate
 from service.games.cryptids.replay import result_to_wire
@@ -15,11 +15,6 @@ from service.games.cryptids.warband import WarbandError
 from service.store import battles, snapshots
 from service.store.battles import BattleRow
 from service.store.snapshots import SnapshotRow
-
-
-def invalid(field: str, message: str) -> ServiceError:
-    details = {"fields": [{"field": field, "message": message}]}
-    return ServiceError(f"{field}: {message}", details, code="invalid_field", status=422)
 
 
 def simulate_battle(
@@ -33,12 +28,12 @@ def simulate_battle(
     try:
         ruleset = load_ruleset(ruleset_id or DEFAULT_RULESET)
     except UnknownRulesetError as exc:
-        raise invalid("ruleset", str(exc)) from exc
+        raise invalid_field("ruleset", str(exc)) from exc
     started = time.perf_counter()
     try:
         result = simulate(ruleset, seed, a, b, record=include_replay)
     except WarbandError as exc:
-        raise invalid(exc.field, exc.message) from exc
+        raise invalid_field(exc.field, exc.message) from exc
     metrics.BATTLE_SECONDS.labels("simulate").observe(time.perf_counter() - started)
     metrics.BATTLES.labels("simulate").inc()
     return result_to_wire(result, include_replay)

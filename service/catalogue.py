@@ -4,7 +4,7 @@ import dataclasses
 from functools import cache
 from typing import Any
 
-from service.errors import ServiceError
+from service.errors import invalid_field
 from service.games.cryptids.content import (
     DEFAULT_RULESET,
     Ability,
@@ -70,7 +70,4 @@ def cryptid_catalogue(ruleset_id: str | None) -> dict[str, Any]:
     try:
         return _catalogue(ruleset_id or DEFAULT_RULESET)
     except UnknownRulesetError as exc:
-        details = {"fields": [{"field": "query.ruleset", "message": str(exc)}]}
-        raise ServiceError(
-            f"query.ruleset: {exc}", details, code="invalid_field", status=422
-        ) from exc
+        raise invalid_field("query.ruleset", str(exc)) from exc

@@ -47,3 +47,19 @@ class Illegal(ServiceError):
 
     status = 422
     code = "illegal"
+
+
+class InvalidFields(ServiceError):
+    """Fields that decode but are not acceptable, each named: `details.fields`."""
+
+    status = 422
+    code = "invalid_field"
+
+    def __init__(self, fields: list[tuple[str, str]]) -> None:
+        field, message = fields[0]
+        named = [{"field": f, "message": m} for f, m in fields]
+        super().__init__(f"{field}: {message}", {"fields": named})
+
+
+def invalid_field(field: str, message: str) -> InvalidFields:
+    return InvalidFields([(field, message)])

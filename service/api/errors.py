@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from service.errors import ServiceError
+from service.errors import InvalidFields, ServiceError
 
 
 class ApiError(ServiceError):
@@ -38,23 +38,12 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return path or "(body)"
 
 
-def invalid_field(field: str, message: str) -> ApiError:
-    return ApiError(
-        422,
-        "invalid_field",
-        f"{field}: {message}",
-        {"fields": [{"field": field, "message": message}]},
-    )
-
-
-def from_validation_error(exc: ValidationError, prefix: tuple[str, ...] = ()) -> ApiError:
-    fields = [
-        {"field": field_path(prefix + tuple(err["loc"])), "message": err["msg"]}
-        for err in exc.errors(include_url=False, include_input=False)
-    ]
-    first = fields[0]
-    return ApiError(
-        422, "invalid_field", f"{first['field']}: {first['message']}", {"fields": fields}
+def from_validation_error(exc: ValidationError, prefix: tuple[str, ...] = ()) -> InvalidFields:
+    return InvalidFields(
+        [
+            (field_path(prefix + tuple(err["loc"])), err["msg"])
+            for err in exc.errors(include_url=False, include_input=False)
+        ]
     )
 
 
