@@ -96,7 +96,8 @@ async def simulate_battle(call: Call) -> dict[str, Any]:
 
 def battle_id(call: Call) -> int:
     raw = call.path_param("battle_id")
-    if not raw.isdigit() or len(raw) > 18:
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         raise not_found(f"no battle {raw}")
     return int(raw)
 

@@ -47,7 +47,8 @@ async def test_replay_is_readable_by_both_players_and_nobody_else(
     assert (await api.get(path, token=stranger)).status == 404
     assert (await api.get(f"/v1/battles/{battle_id}", token=stranger)).status == 404
     assert (await api.get("/v1/battles/99999999", token=token)).status == 404
-    assert (await api.get("/v1/battles/abc", token=token)).status == 404
+    for malformed in ("abc", "%C2%B2", "1" * 19, "-1"):
+        assert (await api.get(f"/v1/battles/{malformed}", token=token)).status == 404
 
 
 async def test_replay_matches_the_stored_result(

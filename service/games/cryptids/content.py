@@ -174,7 +174,7 @@ def _parse_trigger(raw: object, where: str) -> tuple[str, int]:
         if kind in ROLL_TRIGGERS or kind in REACTION_TRIGGERS or kind in DEATH_TRIGGERS:
             return kind, 0
         raise ContentError(f"{where}.trigger: unknown trigger {raw!r}")
-    if kind not in PARAM_TRIGGERS or not value.isdigit():
+    if kind not in PARAM_TRIGGERS or not (value.isascii() and value.isdigit()):
         raise ContentError(f"{where}.trigger: unknown trigger {raw!r}")
     return kind, int(value)
 
