@@ -79,11 +79,14 @@ def _broken(change: Any) -> str:
     return str(info.value)
 
 
-def test_a_bad_trigger_names_the_species_and_field() -> None:
+@pytest.mark.parametrize("trigger", ["face:x", "face:²", "sum:-1"])
+def test_a_bad_trigger_names_the_species_and_field(trigger: str) -> None:
     def change(d: dict[str, Any]) -> None:
-        d["species"][1]["abilities"][0]["trigger"] = "face:x"
+        d["species"][1]["abilities"][0]["trigger"] = trigger
 
-    assert _broken(change) == "species 'mothman'.abilities[0].trigger: unknown trigger 'face:x'"
+    assert _broken(change) == (
+        f"species 'mothman'.abilities[0].trigger: unknown trigger {trigger!r}"
+    )
 
 
 def test_a_bad_target_names_the_species_and_field() -> None:
