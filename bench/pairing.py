@@ -73,6 +73,7 @@ async def fill(pool: asyncpg.Pool, snapshots: int, owners: int) -> float:
 async def pairing_latency(pool: asyncpg.Pool, queries: int) -> list[float]:
     rng = SplitMix64(BENCH_SEED + 1)
     ids = [r["player_id"] for r in await pool.fetch("SELECT player_id FROM players LIMIT 200")]
+    rules = load_ruleset(DEFAULT_RULESET).pairing
     timings = []
     async with pool.acquire() as conn:
         for i in range(queries):
@@ -82,6 +83,7 @@ async def pairing_latency(pool: asyncpg.Pool, queries: int) -> list[float]:
                 conn,
                 run_seed=i,
                 ruleset=DEFAULT_RULESET,
+                rules=rules,
                 round_=1 + rng.below(ROUNDS),
                 rating=700 + rng.below(601),
                 exclude_players=exclude,

@@ -10,12 +10,10 @@ import asyncpg
 from prometheus_client.core import Metric
 
 from service import metrics
-from service.games.cryptids.content import DEFAULT_RULESET
-from service.pairing import RUNG_BOT, RUNGS
+from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
+from service.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
 from service.store import stats
 from service.store.stats import GAP_BOUNDS, MS_BOUNDS, PairingRow
-
-FALLBACK_RUNGS = frozenset({"previous_round", "next_round", RUNG_BOT})
 
 
 @dataclass(frozen=True)
@@ -59,8 +57,9 @@ def _sum_columns(rows: Sequence[PairingRow], attribute: str, width: int) -> list
 def _round_report(
     round_: int, depth: int, rows: list[PairingRow], hour_start: datetime, limits: Thresholds
 ) -> dict[str, Any]:
-    hour = {rung: 0 for rung in RUNGS}
-    day = {rung: 0 for rung in RUNGS}
+    ladder = rungs(load_ruleset(DEFAULT_RULESET).pairing)
+    hour = dict.fromkeys(ladder, 0)
+    day = dict.fromkeys(ladder, 0)
     for row in rows:
         day[row.rung] = day.get(row.rung, 0) + row.pairings
         if row.hour >= hour_start:

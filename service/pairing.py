@@ -1,9 +1,10 @@
 """Choosing the ghost (DESIGN §4.4): a ladder of ever wider searches, then a bot.
 
 Same round and ruleset, never the player, never an opponent already met in this run, only
-fresh snapshots; the nearest rating with the band widening ±100, ±200, ±400, then any; then
-the previous round, then the next; then a bot. Among the candidates inside the band of the
-nearest one, the pick is seeded from (run seed, round), so a replayed decision is the same.
+fresh snapshots; the nearest rating with the band widening through the ruleset's
+`pairing.bands` (±100, ±200, ±400), then any; then the previous round, then the next; then a
+bot. Among the candidates inside the band of the nearest one, the pick is seeded from (run
+seed, round), so a replayed decision is the same.
 """
 
 from dataclasses import dataclass
@@ -11,24 +12,24 @@ from uuid import UUID
 
 import asyncpg
 
+from service.games.cryptids.content import PairingRules
 from service.games.rng import SplitMix64, derive_seed
 from service.store import snapshots
 from service.store.snapshots import Candidate
 
-BANDS = (100, 200, 400)
-CANDIDATES_PER_SIDE = 8
 PAIR_SALT = 0x9A12_0000_0000_0000
 
 RUNG_BOT = "bot"
-RUNGS = (
-    "same_round_100",
-    "same_round_200",
-    "same_round_400",
-    "same_round_any",
-    "previous_round",
-    "next_round",
-    RUNG_BOT,
-)
+FALLBACK_RUNGS = ("previous_round", "next_round", RUNG_BOT)
+
+
+def rungs(rules: PairingRules) -> tuple[str, ...]:
+    """The ladder's rung names, narrowest first, as `pairing` reports them."""
+    return (
+        *(f"same_round_{band}" for band in rules.bands),
+        "same_round_any",
+        *FALLBACK_RUNGS,
+    )
 
 
 @dataclass(frozen=True)
@@ -40,15 +41,12 @@ class Ghost:
     rung: str
 
 
-def _band_of(gap: int) -> int | None:
-    return next((band for band in BANDS if gap <= band), None)
-
-
 def _pick(
-    candidates: list[Candidate], rating: int, rng: SplitMix64
+    candidates: list[Candidate], rating: int, bands: tuple[int, ...], rng: SplitMix64
 ) -> tuple[Candidate, int | None]:
     """A seeded pick among the candidates within the band of the nearest; and that band."""
-    band = _band_of(abs(candidates[0].rating - rating))
+    gap = abs(candidates[0].rating - rating)
+    band = next((band for band in bands if gap <= band), None)
     eligible = [c for c in candidates if band is None or abs(c.rating - rating) <= band]
     return rng.pick(eligible), band
 
@@ -58,6 +56,7 @@ async def find_ghost(
     *,
     run_seed: int,
     ruleset: str,
+    rules: PairingRules,
     round_: int,
     rating: int,
     exclude_players: list[UUID],
@@ -76,10 +75,10 @@ async def find_ghost(
             rating=rating,
             exclude_players=exclude_players,
             ttl_seconds=ttl_seconds,
-            limit=CANDIDATES_PER_SIDE,
+            limit=rules.candidates_per_side,
         )
         if candidates:
-            chosen, band = _pick(candidates, rating, rng)
+            chosen, band = _pick(candidates, rating, rules.bands, rng)
             if rung is None:
                 rung = f"same_round_{band if band is not None else 'any'}"
             return Ghost(chosen.snapshot_id, chosen.player_id, chosen.rating, search_round, rung)

@@ -237,6 +237,7 @@ async def _find_opponent(
         conn,
         run_seed=run.seed,
         ruleset=run.ruleset,
+        rules=ruleset.pairing,
         round_=round_,
         rating=run.rating_at_start,
         exclude_players=[run.player_id, *await battles.opponents_met(conn, run.run_id)],
@@ -321,7 +322,11 @@ async def _fight(
     metrics.BATTLES.labels("end_turn").inc()
     winner = WINNERS[result.winner]
     # Bots are not players: a battle against one does not move the rating.
-    change = 0.0 if opponent.is_bot else elo_change(run.rating_at_start, opponent.rating, winner)
+    change = (
+        0.0
+        if opponent.is_bot
+        else elo_change(run.rating_at_start, opponent.rating, winner, ruleset.run.elo_k)
+    )
     after = _run_after(run, ruleset, winner, change)
     await runs.save_after_battle(
         conn,

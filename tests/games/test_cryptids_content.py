@@ -45,6 +45,8 @@ def test_the_catalogue_has_about_30_species_over_six_tiers() -> None:
 def test_shop_and_run_numbers_are_loaded_from_data() -> None:
     r = load_ruleset()
     assert (r.run.lives, r.run.wins_to_finish, r.run.max_level, r.run.merge_copies) == (5, 10, 3, 3)
+    assert r.run.elo_k == 32
+    assert (r.pairing.bands, r.pairing.candidates_per_side) == ((100, 200, 400), 8)
     assert (r.shop.gold_per_round, r.shop.buy_cost, r.shop.sell_refund, r.shop.reroll_cost) == (
         10,
         3,
@@ -77,6 +79,14 @@ def _broken(change: Any) -> str:
     with pytest.raises(ContentError) as info:
         ruleset_from_dict(data)
     return str(info.value)
+
+
+@pytest.mark.parametrize("bands", [[], [200, 100], [100, 100], [0, 100], "100"])
+def test_pairing_bands_must_ascend(bands: Any) -> None:
+    def change(d: dict[str, Any]) -> None:
+        d["pairing"]["bands"] = bands
+
+    assert _broken(change).startswith("pairing.bands: ")
 
 
 @pytest.mark.parametrize("trigger", ["face:x", "face:²", "sum:-1"])

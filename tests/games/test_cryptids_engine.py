@@ -130,7 +130,14 @@ def fight(
                 "offer_slots_late_from_round": 5,
                 "tier_unlock_rounds": [1, 3, 5, 7, 9, 11],
             },
-            "run": {"lives": 5, "wins_to_finish": 10, "max_level": 3, "merge_copies": 3},
+            "run": {
+                "lives": 5,
+                "wins_to_finish": 10,
+                "max_level": 3,
+                "merge_copies": 3,
+                "elo_k": 32,
+            },
+            "pairing": {"bands": [100, 200, 400], "candidates_per_side": 8},
             "species": species,
             "token": token_tables,
         }

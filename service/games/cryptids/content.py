@@ -125,6 +125,13 @@ class RunRules:
     wins_to_finish: int
     max_level: int
     merge_copies: int
+    elo_k: int  # the Elo factor of each battle's rating change
+
+
+@dataclass(frozen=True, slots=True)
+class PairingRules:
+    bands: tuple[int, ...]  # rating bands tried in turn before "any", narrowest first
+    candidates_per_side: int  # nearest snapshots read above and below the player's rating
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +140,7 @@ class Ruleset:
     battle: BattleRules
     shop: ShopRules
     run: RunRules
+    pairing: PairingRules
     species: Mapping[str, Species] = field(hash=False)
     tokens: Mapping[str, Token] = field(hash=False)
 
@@ -303,6 +311,23 @@ def _run(data: Mapping[str, Any]) -> RunRules:
         wins_to_finish=_int(t, "wins_to_finish", "run", 1),
         max_level=_int(t, "max_level", "run", 1),
         merge_copies=_int(t, "merge_copies", "run", 1),
+        elo_k=_int(t, "elo_k", "run", 1),
+    )
+
+
+def _pairing(data: Mapping[str, Any]) -> PairingRules:
+    t = _table(data, "pairing")
+    bands = t.get("bands")
+    if (
+        not isinstance(bands, list)
+        or not bands
+        or not all(isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in bands)
+        or bands != sorted(set(bands))
+    ):
+        raise ContentError("pairing.bands: expected ascending rating bands, each at least 1")
+    return PairingRules(
+        bands=tuple(bands),
+        candidates_per_side=_int(t, "candidates_per_side", "pairing", 1),
     )
 
 
@@ -344,7 +369,7 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
             raise ContentError(f"token {t.id!r}: duplicate id")
         tokens[t.id] = t
     _check_tokens(species_list, tokens)
-    return Ruleset(ruleset_id, _battle(data), _shop(data), run, species, tokens)
+    return Ruleset(ruleset_id, _battle(data), _shop(data), run, _pairing(data), species, tokens)
 
 
 def ruleset_from_toml(text: str) -> Ruleset:
