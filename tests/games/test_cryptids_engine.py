@@ -192,6 +192,19 @@ def test_threat_order_is_fixed_when_step_four_starts() -> None:
     assert triggers(r) == [0, 1, 5]
 
 
+def test_a_threat_raise_reorders_the_next_roll() -> None:
+    r = fight([C("every_roll", "threat", "self", 5, threat=1)], [C(*HIT, threat=3)], roll_limit=2)
+    assert triggers(r) == [5, 0, 0, 5]
+
+
+def test_closing_up_moves_a_survivor_in_the_threat_order() -> None:
+    # a0 dies in roll 1 and a1 closes up to slot 0: from then on it ties b0 on threat and slot,
+    # so roll 3 (odd) puts side A first.
+    a = [dummy(health=1), C(*HIT, threat=2)]
+    r = fight(a, [C("every_roll", "damage", "leftmost", threat=2)], roll_limit=3)
+    assert triggers(r) == [5, 1, 5, 1, 1, 5]
+
+
 # --- targets ------------------------------------------------------------------------------
 
 

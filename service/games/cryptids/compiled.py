@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from service.games.cryptids.content import ENEMY_TARGETS, Ability, Ruleset
+from service.games.cryptids.hashing import COUNT_STRUCT
 
 # Trigger codes. Roll triggers are below T_ON_DAMAGED; reactions and deaths above.
 T_EVERY, T_FACE, T_SUM, T_SUM_GE, T_SUM_LE, T_DOUBLES, T_ODD, T_EVEN = range(8)
@@ -158,10 +159,12 @@ def _spec(
 class CompiledRuleset:
     """Unit specs for every (species, ability, level) and every token, built once per ruleset."""
 
-    __slots__ = ("ruleset", "species", "tokens")
+    __slots__ = ("count_bytes", "ruleset", "species", "tokens")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
+        # The board hash's per-side cryptid counts, encoded once.
+        self.count_bytes = tuple(COUNT_STRUCT.pack(n) for n in range(ruleset.battle.board_size + 1))
         self.species: dict[tuple[str, int, int], UnitSpec] = {}
         for s in ruleset.species.values():
             for index, ability in enumerate(s.abilities):

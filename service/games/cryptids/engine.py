@@ -2,11 +2,12 @@
 
 docs/rules/cryptids.md is the contract this module implements; the comments here only say why
 the code is shaped as it is. Events are tuples, appended only when recording, because building
-them is most of the cost of a battle.
+them (and the board hashes) is over a quarter of the cost of a battle.
 """
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from service.games.cryptids.compiled import (
     E_ADD_TO_SUM,
@@ -25,7 +26,7 @@ from service.games.cryptids.compiled import (
     G_LEFTMOST,
     G_LOWEST_HEALTH,
     G_LOWEST_HEALTH_ALLY,
-    G_RIGHTMOST,
+    G_RANDOM_ENEMY,
     G_SELF,
     T_ON_ALLY_DAMAGED,
     T_ON_ALLY_DEATH,
@@ -40,10 +41,14 @@ from service.games.cryptids.compiled import (
     fire_count,
 )
 from service.games.cryptids.content import Ruleset
-from service.games.cryptids.hashing import COUNT_STRUCT, UNIT_STRUCT, hash_parts
+from service.games.cryptids.hashing import UNIT_STRUCT, hash_parts
 from service.games.cryptids.replay import Event, Replay
 from service.games.cryptids.warband import Warband, validate_warband
 from service.games.rng import GOLDEN_GAMMA, MASK64, SplitMix64
+
+# Threat order, the sort key of the current roll (see Unit.rank).
+BY_KEY_ODD = attrgetter("key_odd")
+BY_KEY_EVEN = attrgetter("key_even")
 
 # uids: side A's cryptids are 0..4 by starting slot, side B's 5..9 (board_size apart); summoned
 # tokens are numbered on from 2 * board_size in the order they join.
@@ -65,8 +70,11 @@ class Unit:
     __slots__ = (
         "effect",
         "fires",
+        "group",
         "harmful",
         "health",
+        "key_even",
+        "key_odd",
         "magnitude",
         "max_health",
         "packed",
@@ -82,6 +90,9 @@ class Unit:
         "trigger_value",
         "uid",
     )
+    # The battle's unit list for its kind of trigger, set when placed; None for on_damaged and
+    # on_healed, which only the damaged or healed cryptid itself can fire.
+    group: "list[Unit] | None"
 
     def __init__(self, uid: int, side: int, slot: int, spec: UnitSpec) -> None:
         self.uid = uid
@@ -103,26 +114,38 @@ class Unit:
         self.fires = spec.fires
         # This cryptid's part of the board hash encoding, or None when its state changed since.
         self.packed: bytes | None = None
+        self.rank()
+
+    def rank(self) -> None:
+        """Recompute the threat-order sort keys; called whenever threat or slot changes.
+
+        Threat order as one int: higher threat first, then lower slot, then the side that goes
+        first on this roll (A on odd rolls, B on even rolls). Keys kept as attributes let the
+        sorts use a C-level attrgetter instead of a Python key function.
+        """
+        base = (-self.threat << 16) | (self.slot << 1)
+        self.key_odd = base | self.side
+        self.key_even = base | (self.side ^ 1)
 
 
 class _Battle:
-    # The unit lists (`units` and the per-trigger subsets) hold every cryptid on the board;
-    # cryptids at 0 health stay in them until step 6 removes them, so every reader checks
-    # health. They exist so that a roll visits only the cryptids that could act.
+    # The unit lists (`units` and the per-trigger subsets, see _place) hold every cryptid on
+    # the board; cryptids at 0 health stay in them until step 6 removes them, so every reader
+    # checks health. They exist so that a roll visits only the cryptids that could act.
     __slots__ = (
         "board",
         "bonus",
         "chain_depth",
         "comp",
-        "damage_reactors",
+        "damage_watch",
         "death_units",
         "dice_units",
+        "dying",
         "emit",
         "events",
         "faces",
-        "flip",
         "harmful_present",
-        "heal_reactors",
+        "heal_watch",
         "next_uid",
         "poison_pending",
         "reactions_left",
@@ -149,13 +172,15 @@ class _Battle:
         self.reactions_left = rules.reaction_limit
         self.faces = rules.die_faces
         self.bonus = 0
-        self.flip = 0
         self.units: list[Unit] = []
         self.roll_units: list[Unit] = []
         self.dice_units: list[Unit] = []
-        self.damage_reactors: list[Unit] = []
-        self.heal_reactors: list[Unit] = []
+        # Per side: the cryptids that react when another cryptid of that side loses health
+        # (its allies with on_ally_damaged, its enemies with on_enemy_damaged) or is healed.
+        self.damage_watch: tuple[list[Unit], list[Unit]] = ([], [])
+        self.heal_watch: tuple[list[Unit], list[Unit]] = ([], [])
         self.death_units: list[Unit] = []
+        self.dying: list[Unit] = []  # brought to 0 health since step 6 last looked
         self.harmful_present = False
         self.poison_pending = False  # False only when no cryptid has poison stacks
         size = rules.board_size
@@ -164,7 +189,7 @@ class _Battle:
             for slot, pick in enumerate(warband):
                 self._place(Unit(side * size + slot, side, slot, comp.species[pick]))
         self.next_uid = 2 * size
-        self.sort_key: Callable[[Unit], int] = self._key
+        self.sort_key: Callable[[Unit], int] = BY_KEY_ODD
 
     def _place(self, u: Unit) -> None:
         self.board[u.side][u.slot] = u
@@ -172,66 +197,76 @@ class _Battle:
         if u.harmful:
             self.harmful_present = True
         t = u.trigger
+        group: list[Unit] | None
         if t < T_ON_DAMAGED:
             if u.effect == E_ADD_TO_SUM or u.effect == E_REROLL:
-                self.dice_units.append(u)
+                group = self.dice_units
             else:
-                self.roll_units.append(u)
-        elif t <= T_ON_ENEMY_DAMAGED:
-            self.damage_reactors.append(u)
-        elif t <= T_ON_ALLY_HEALED:
-            self.heal_reactors.append(u)
+                group = self.roll_units
+        elif t in (T_ON_DAMAGED, T_ON_HEALED):
+            group = None
+        elif t == T_ON_ALLY_DAMAGED:
+            group = self.damage_watch[u.side]
+        elif t == T_ON_ENEMY_DAMAGED:
+            group = self.damage_watch[1 - u.side]
+        elif t == T_ON_ALLY_HEALED:
+            group = self.heal_watch[u.side]
         else:
-            self.death_units.append(u)
+            group = self.death_units
+        u.group = group
+        if group is not None:
+            group.append(u)
 
-    def _drop_dead(self) -> None:
-        def alive(units: list[Unit]) -> list[Unit]:
-            return [x for x in units if x.health > 0]
-
-        self.units = alive(self.units)
-        self.roll_units = alive(self.roll_units)
-        self.dice_units = alive(self.dice_units)
-        self.damage_reactors = alive(self.damage_reactors)
-        self.heal_reactors = alive(self.heal_reactors)
-        self.death_units = alive(self.death_units)
-        self.harmful_present = any(x.harmful for x in self.units)
-
-    def _key(self, u: Unit) -> int:
-        # Threat order as one int: higher threat first, then lower slot, then the side that
-        # goes first on this roll (A on odd rolls: flip 0; B on even rolls: flip 1).
-        return (-u.threat << 16) | (u.slot << 1) | (u.side ^ self.flip)
+    def _drop_dead(self, dead: list[Unit]) -> None:
+        # In place: nothing iterates the unit lists while step 6 removes the dead.
+        for x in dead:
+            self.units.remove(x)
+            if x.group is not None:
+                x.group.remove(x)
+        if self.harmful_present and any(x.harmful for x in dead):
+            self.harmful_present = any(x.harmful for x in self.units)
 
     # --- targets -------------------------------------------------------------------------
 
     def _targets(self, u: Unit) -> list[Unit]:
         g = u.target
-        if g >= G_SELF:
-            if g == G_SELF:
-                return [u] if u.health > 0 else []
+        if g == G_SELF:
+            return [u] if u.health > 0 else []
+        if g > G_SELF:
             allies = [x for x in self.board[u.side] if x is not None and x.health > 0]
             if g == G_ALL_ALLIES:
                 return allies
             if g == G_LOWEST_HEALTH_ALLY:
                 return [min(allies, key=_health)] if allies else []
             return [x for x in allies if x.slot == u.slot - 1 or x.slot == u.slot + 1]
-        enemies = [x for x in self.board[1 - u.side] if x is not None and x.health > 0]
-        if not enemies or g == G_ALL_ENEMIES:
-            return enemies
-        if g == G_HIGHEST_THREAT:
-            best = enemies[0]
-            for x in enemies:
+        row = self.board[1 - u.side]
+        if g == G_ALL_ENEMIES:
+            return [x for x in row if x is not None and x.health > 0]
+        if g == G_RANDOM_ENEMY:
+            enemies = [x for x in row if x is not None and x.health > 0]
+            return [enemies[self.rng.below(len(enemies))]] if enemies else []
+        # The single-target rules scan the row once without building the list of the living:
+        # they are most of the activations. Strict comparisons keep the leftmost on ties.
+        best = None
+        for x in row:
+            if x is None or x.health <= 0:
+                continue
+            if best is None:
+                best = x
+                if g == G_LEFTMOST:
+                    break
+            elif g == G_HIGHEST_THREAT:
                 if x.threat > best.threat:
                     best = x
-            return [best]
-        if g == G_LOWEST_HEALTH:
-            return [min(enemies, key=_health)]
-        if g == G_HIGHEST_HEALTH:
-            return [max(enemies, key=_health)]
-        if g == G_LEFTMOST:
-            return [enemies[0]]
-        if g == G_RIGHTMOST:
-            return [enemies[-1]]
-        return [enemies[self.rng.below(len(enemies))]]
+            elif g == G_LOWEST_HEALTH:
+                if x.health < best.health:
+                    best = x
+            elif g == G_HIGHEST_HEALTH:
+                if x.health > best.health:
+                    best = x
+            else:
+                best = x  # G_RIGHTMOST: the last living one
+        return [] if best is None else [best]
 
     # --- effects -------------------------------------------------------------------------
 
@@ -278,6 +313,7 @@ class _Battle:
                 value, name = t.stun, "stun"
             elif effect == E_THREAT:
                 t.threat += m
+                t.rank()
                 value, name = t.threat, "threat"
             else:
                 t.max_health += m
@@ -298,21 +334,25 @@ class _Battle:
         t.packed = None
         if self.record:
             self.emit(("damage", source, t.uid, amount, absorbed, t.health))
-        if loss and self.damage_reactors:
-            self._react(
-                self.damage_reactors, t, T_ON_DAMAGED, T_ON_ALLY_DAMAGED, T_ON_ENEMY_DAMAGED, depth
-            )
+        if loss:
+            if not t.health:
+                self.dying.append(t)
+            watchers = self.damage_watch[t.side]
+            if watchers or t.trigger == T_ON_DAMAGED:
+                self._react(watchers, t, t.trigger == T_ON_DAMAGED, depth)
 
     def _heal(self, u: Unit, t: Unit, depth: int) -> None:
         gain = t.max_health - t.health
         if gain > u.magnitude:
             gain = u.magnitude
-        t.health += gain
-        t.packed = None
         if self.record:
-            self.emit(("heal", u.uid, t.uid, gain, t.health))
-        if gain and self.heal_reactors:
-            self._react(self.heal_reactors, t, T_ON_HEALED, T_ON_ALLY_HEALED, -1, depth)
+            self.emit(("heal", u.uid, t.uid, gain, t.health + gain))
+        if gain:
+            t.health += gain
+            t.packed = None
+            watchers = self.heal_watch[t.side]
+            if watchers or t.trigger == T_ON_HEALED:
+                self._react(watchers, t, t.trigger == T_ON_HEALED, depth)
 
     def _summon(self, u: Unit) -> None:
         token = u.token
@@ -330,23 +370,14 @@ class _Battle:
             if self.record:
                 self.events.append(("summon", u.uid, t.uid, token, t.slot))
 
-    def _react(
-        self, reactors: list[Unit], t: Unit, own: int, ally: int, enemy: int, depth: int
-    ) -> None:
-        """Reactions to damage or healing of t, resolved at once, depth first."""
-        found: list[Unit] = []
-        for x in reactors:
-            if x.health <= 0:
-                continue
-            trig = x.trigger
-            if x is t:
-                if trig == own:
-                    found.append(x)
-            elif x.side == t.side:
-                if trig == ally:
-                    found.append(x)
-            elif trig == enemy:
-                found.append(x)
+    def _react(self, watchers: list[Unit], t: Unit, itself: bool, depth: int) -> None:
+        """Reactions to damage or healing of t, resolved at once, depth first.
+
+        `watchers` react to any other cryptid of t's side; `itself`: t reacts to its own.
+        """
+        found = [x for x in watchers if x.health > 0 and x is not t]
+        if itself and t.health > 0:
+            found.append(t)
         if not found:
             return
         if len(found) > 1:
@@ -421,34 +452,42 @@ class _Battle:
             fired.sort(key=self.sort_key)
         for x in fired:
             n = x.fires[index] if plain else fire_count(x.trigger, x.trigger_value, d1, d2, total)
-            for _ in range(n):
-                if x.health <= 0:
-                    break
+            while n and x.health > 0:
                 self._activate(x, 0)
+                n -= 1
 
-    def _deaths(self, dead: list[Unit]) -> None:
+    def _deaths(self) -> None:
         """Step 6: remove the dead in waves, resolve death abilities, then close up left."""
         waves = 0
         key = self.sort_key
+        board = self.board
+        record = self.record
+        emptied: set[int] = set()  # the sides that lost someone
+        dead = self.dying
         while dead:
+            self.dying = []
             dead.sort(key=key)
             for x in dead:
-                self.board[x.side][x.slot] = None
-                if self.record:
+                board[x.side][x.slot] = None
+                emptied.add(x.side)
+                if record:
                     self.events.append(("death", x.uid))
-            self._drop_dead()
+            self._drop_dead(dead)
             if waves >= self.chain_depth:
-                if self.record:
+                if record:
                     self.events.append(("chain_limit", -1))
             elif self.death_units or any(x.trigger == T_ON_DEATH for x in dead):
                 waves += 1
                 self._death_abilities(dead)
-            dead = [x for x in self.units if x.health <= 0]
-        for side, row in enumerate(self.board):
+            dead = self.dying
+        for side in emptied:
+            row = board[side]
             kept = [x for x in row if x is not None]
             for slot, x in enumerate(kept):
-                x.slot = slot
-            self.board[side] = kept + [None] * (len(row) - len(kept))
+                if x.slot != slot:
+                    x.slot = slot
+                    x.rank()
+            board[side] = kept + [None] * (len(row) - len(kept))
 
     def _death_abilities(self, dead: list[Unit]) -> None:
         """One wave of on_death, on_ally_death, on_enemy_death, in threat order of the owner."""
@@ -469,10 +508,10 @@ class _Battle:
         # Rows are compact here (step 6 closed them up; a summon takes the first free slot),
         # and only cryptids whose state changed since the last roll are packed again.
         parts: list[bytes] = []
+        counts = self.comp.count_bytes
         for row in self.board:
             mark = len(parts)
             parts.append(b"")
-            n = 0
             for x in row:
                 if x is None:
                     break
@@ -482,8 +521,7 @@ class _Battle:
                         x.uid, x.health, x.max_health, x.threat, x.shield, x.poison, x.stun
                     )
                 parts.append(packed)
-                n += 1
-            parts[mark] = COUNT_STRUCT.pack(n)
+            parts[mark] = counts[len(parts) - mark - 1]
         return hash_parts(parts)
 
     def run(self, replay: Replay | None) -> BattleResult:
@@ -512,7 +550,7 @@ class _Battle:
                 reason = "stalemate"
                 break
             roll += 1
-            self.flip = 1 - (roll & 1)
+            self.sort_key = BY_KEY_ODD if roll & 1 else BY_KEY_EVEN
             self.reactions_left = reaction_limit
             d1, d2 = throw(rng, faces)
             if record:
@@ -528,9 +566,8 @@ class _Battle:
                 total, reroll = self._dice_abilities(index, total)
             if not reroll:
                 self._roll_abilities(d1, d2, index, total)
-            dead = [x for x in self.units if x.health <= 0]
-            if dead:
-                self._deaths(dead)
+            if self.dying:
+                self._deaths()
             if replay is not None:
                 replay.hashes.append(self._hash())
         health_a = sum(x.health for x in board[0] if x is not None)
