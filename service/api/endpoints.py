@@ -19,6 +19,7 @@ from service.api.errors import (
     ApiError,
     forbidden,
     from_validation_error,
+    not_found,
     rate_limited,
     unauthorized,
 )
@@ -66,6 +67,14 @@ class Call:
 
     def path_param(self, name: str) -> str:
         return self.request.match_info[name]
+
+    def uuid_param(self, name: str, what: str) -> UUID:
+        """A path id; one that is not a UUID names nothing, so it is a 404 like an unknown one."""
+        raw = self.path_param(name)
+        try:
+            return UUID(raw)
+        except ValueError:
+            raise not_found(f"no {what} {raw}") from None
 
 
 Handler = Callable[[Call], Awaitable[Any]]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from service import auth, metrics
 from service.api import codec
 from service.api.endpoints import Body, Call, Endpoints, Query
-from service.api.errors import not_found, unauthorized
+from service.api.errors import unauthorized
 from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
 from service.matches import usecases as matches
 from service.matches.notify import Hub, listen_forever
@@ -144,10 +144,7 @@ class Replay(BaseModel):
 
 
 def _match_id(call: Call) -> UUID:
-    try:
-        return UUID(call.path_param("match_id"))
-    except ValueError:
-        raise not_found("no such match") from None
+    return call.uuid_param("match_id", "match")
 
 
 def _idempotency_key(call: Call) -> str | None:

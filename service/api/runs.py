@@ -7,7 +7,6 @@ from pydantic import BaseModel, Field
 
 from service import runs
 from service.api.endpoints import Body, Call, Endpoints, Query, Reply
-from service.api.errors import not_found
 from service.api.keys import POOL, SETTINGS
 from service.games.cryptids import shop
 
@@ -101,10 +100,7 @@ class NoBody(Body):
 
 
 def run_id(call: Call) -> UUID:
-    try:
-        return UUID(call.path_param("run_id"))
-    except ValueError as exc:
-        raise not_found(f"no run {call.path_param('run_id')}") from exc
+    return call.uuid_param("run_id", "run")
 
 
 @endpoints.route(
