@@ -55,9 +55,13 @@ def _sum_columns(rows: Sequence[PairingRow], attribute: str, width: int) -> list
 
 
 def _round_report(
-    round_: int, depth: int, rows: list[PairingRow], hour_start: datetime, limits: Thresholds
+    round_: int,
+    depth: int,
+    rows: list[PairingRow],
+    ladder: tuple[str, ...],
+    hour_start: datetime,
+    limits: Thresholds,
 ) -> dict[str, Any]:
-    ladder = rungs(load_ruleset(DEFAULT_RULESET).pairing)
     hour = dict.fromkeys(ladder, 0)
     day = dict.fromkeys(ladder, 0)
     for row in rows:
@@ -123,13 +127,15 @@ async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds
     for row in rows:
         by_round[row.round].append(row)
     rounds = sorted(set(depth) | set(by_round))
+    ladder = rungs(load_ruleset(DEFAULT_RULESET).pairing)
     return {
         "generated_at": now.isoformat(),
         "ruleset": DEFAULT_RULESET,
         "snapshot_ttl_seconds": ttl_seconds,
         "thresholds": {"thin_pool": limits.thin_pool, "high_bot_rate": limits.high_bot_rate},
         "rounds": [
-            _round_report(r, depth.get(r, 0), by_round[r], hour_start, limits) for r in rounds
+            _round_report(r, depth.get(r, 0), by_round[r], ladder, hour_start, limits)
+            for r in rounds
         ],
         "timeline": _timeline(rows, now),
         "games": [

@@ -4,6 +4,7 @@ Every call is one transaction holding the run's row lock, so concurrent requests
 are serialised and exactly one battle can exist per (run, round).
 """
 
+import dataclasses
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -171,9 +172,9 @@ async def shop_move(
     async with pool.acquire() as conn, conn.transaction():
         run = await _locked(conn, player_id, run_id)
         _refuse_finished(run)
-        shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop))
-        await runs.save_shop(conn, run_id, shop.to_dict())
-    return run_to_wire(RunRow(**{**run.__dict__, "shop": shop.to_dict()}))
+        shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
+        await runs.save_shop(conn, run_id, shop)
+    return run_to_wire(dataclasses.replace(run, shop=shop))
 
 
 async def _answer_of(conn: asyncpg.Connection, battle: BattleRow) -> dict[str, Any]:
