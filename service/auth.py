@@ -20,12 +20,7 @@ def issue_token(secret: str, player_id: UUID, ttl_seconds: int, now: float | Non
     return jwt.encode(claims, secret, algorithm=_ALGORITHM)
 
 
-def verify_token(secret: str, token: str) -> UUID:
-    """The player id a token was issued to."""
-    return _verified_claims(secret, token)[0]
-
-
-def _verified_claims(secret: str, token: str) -> tuple[UUID, float]:
+def verify_token(secret: str, token: str) -> tuple[UUID, float]:
     """The player id a token was issued to, and when it expires."""
     try:
         claims = jwt.decode(
@@ -63,7 +58,7 @@ class VerifiedTokens:
         known = self._known.get(token)
         if known is not None and time.time() < known[1]:
             return known[0]
-        player_id, expires = _verified_claims(self.secret, token)
+        player_id, expires = verify_token(self.secret, token)
         if len(self._known) >= self.size:
             del self._known[next(iter(self._known))]
         self._known[token] = (player_id, expires)

@@ -59,14 +59,6 @@ def not_found(message: str) -> ApiError:
     return ApiError(404, "not_found", message)
 
 
-def conflict(code: str, message: str, details: Mapping[str, Any] | None = None) -> ApiError:
-    return ApiError(409, code, message, details)
-
-
-def unprocessable(code: str, message: str, details: Mapping[str, Any] | None = None) -> ApiError:
-    return ApiError(422, code, message, details)
-
-
 def rate_limited(retry_after: float) -> ApiError:
     seconds = max(1, int(retry_after + 0.999))
     return ApiError(
