@@ -17,7 +17,7 @@ from typing import Any
 
 from bench import engine, http, pairing
 from bench.table import format_table
-from service.embedded_db import EmbeddedPostgres
+from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
 
 SIMULATE = "/v1/battles/simulate"

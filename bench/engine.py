@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from service.games.cryptids.content import DEFAULT_RULESET, Ruleset, load_ruleset
 from service.games.cryptids.engine import simulate
 from service.games.cryptids.warband import Pick
-from service.games.rng import SplitMix64
+from service.games.kernel.rng import SplitMix64
 
 CORPUS_SEED = 0xC0FFEE
 Battle = tuple[int, list[Pick], list[Pick]]

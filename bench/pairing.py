@@ -20,12 +20,12 @@ from typing import Any
 import asyncpg
 
 from bench.table import format_table, percentile
-from service import pairing, runs
-from service.embedded_db import EmbeddedPostgres
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
-from service.games.rng import SplitMix64
+from service.games.kernel.rng import SplitMix64
+from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
+from service.usecases import pairing, runs
 
 ROUNDS = 20
 BENCH_SEED = 0xBE7C4

@@ -5,12 +5,12 @@ import os
 import sys
 
 from service.config import ConfigError, load_settings
-from service.logs import configure_logging
+from service.runtime.logs import configure_logging
 
 
 def _serve(_: argparse.Namespace) -> int:
-    from service.embedded_db import EmbeddedDatabaseBusy
-    from service.serve import serve
+    from service.runtime.embedded_db import EmbeddedDatabaseBusy
+    from service.runtime.serve import serve
 
     try:
         settings = load_settings()
@@ -26,7 +26,7 @@ def _serve(_: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from service.cli_battle import main as simulate_main
+    from service.cli.simulate import main as simulate_main
 
     return simulate_main(args.args)
 

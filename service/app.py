@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 import structlog
 from aiohttp import web
 
-from service import catalogue
 from service.api import (
     battles,
     content,
@@ -21,14 +20,15 @@ from service.api import (
     players,
     runs,
 )
+from service.api.auth import VerifiedTokens
 from service.api.endpoints import Endpoints, register
 from service.api.keys import LIMITER, POOL, SETTINGS, TOKENS
 from service.api.middleware import request_context
 from service.api.openapi import build_document
-from service.auth import VerifiedTokens
+from service.api.ratelimit import RateLimiter
 from service.config import Settings
-from service.ratelimit import RateLimiter
 from service.store.database import apply_schema, create_pool, is_unavailable
+from service.usecases import catalogue
 
 log = structlog.get_logger("service.app")
 

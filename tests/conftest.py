@@ -15,7 +15,7 @@ from aiohttp import web
 
 from service.app import create_app
 from service.config import Settings
-from service.embedded_db import EmbeddedPostgres
+from service.runtime.embedded_db import EmbeddedPostgres
 from tests.http import Api
 
 TEST_SECRET = "test-secret-key-of-thirty-two-bytes!"

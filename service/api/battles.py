@@ -4,10 +4,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from service import battles
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import not_found
 from service.api.keys import POOL
+from service.usecases import battles
 
 endpoints = Endpoints("battles")
 

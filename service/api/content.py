@@ -4,8 +4,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service import catalogue
 from service.api.endpoints import Call, Endpoints, Query
+from service.usecases import catalogue
 
 endpoints = Endpoints("content")
 

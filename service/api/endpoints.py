@@ -13,8 +13,7 @@ import structlog
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from service import auth
-from service.api import codec
+from service.api import auth, codec
 from service.api.errors import (
     ApiError,
     forbidden,

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from service.errors import InvalidFields, ServiceError
+from service.usecases.errors import InvalidFields, ServiceError
 
 
 class ApiError(ServiceError):

@@ -10,10 +10,10 @@ from functools import cache
 
 from aiohttp import web
 
-from service import battles
 from service.api import codec
 from service.api.battles import SimulateResult
 from service.api.endpoints import Call, Endpoints
+from service.usecases import battles
 
 endpoints = Endpoints("bench")
 

@@ -5,10 +5,10 @@ import weakref
 import asyncpg
 from aiohttp import web
 
-from service.auth import VerifiedTokens
+from service.api.auth import VerifiedTokens
+from service.api.ratelimit import RateLimiter
 from service.config import Settings
-from service.matches.notify import Hub
-from service.ratelimit import RateLimiter
+from service.store.notify import Hub
 
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)

@@ -11,14 +11,14 @@ import structlog
 from aiohttp import WSCloseCode, web
 from pydantic import BaseModel, Field, StringConstraints
 
-from service import auth, metrics
-from service.api import codec
+from service.api import auth, codec
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import unauthorized
 from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
-from service.matches import usecases as matches
-from service.matches.notify import Hub, listen_forever
-from service.matches.sweeper import run_sweeper
+from service.runtime import metrics
+from service.store.notify import Hub, listen_forever
+from service.usecases.matches import play as matches
+from service.usecases.matches.sweeper import run_sweeper
 
 log = structlog.get_logger("service.api.matches")
 

@@ -7,9 +7,10 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from service import metrics, ops
 from service.api.endpoints import Call, Endpoints
 from service.api.keys import POOL, SETTINGS
+from service.runtime import metrics
+from service.usecases import ops
 
 endpoints = Endpoints("ops")
 POOL_SAMPLE_SECONDS = 1.0

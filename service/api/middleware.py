@@ -11,8 +11,8 @@ from aiohttp.typedefs import Handler
 from service.api import codec
 from service.api.errors import ApiError, error_body, unavailable
 from service.api.keys import SETTINGS
-from service.errors import ServiceError
 from service.store.database import is_unavailable
+from service.usecases.errors import ServiceError
 
 REQUEST_ID_HEADER = "X-Request-Id"
 _VALID_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")

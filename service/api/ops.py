@@ -4,9 +4,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from service import ops
 from service.api.endpoints import Call, Endpoints
 from service.api.keys import POOL, SETTINGS
+from service.usecases import ops
 
 endpoints = Endpoints("ops")
 

@@ -4,10 +4,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, StringConstraints
 
-from service import auth, players
+from service.api import auth
 from service.api.endpoints import Body, Call, Endpoints
 from service.api.errors import unauthorized
 from service.api.keys import POOL, SETTINGS
+from service.usecases import players
 
 endpoints = Endpoints("players")
 

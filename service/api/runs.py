@@ -5,10 +5,10 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from service import runs
 from service.api.endpoints import Body, Call, Endpoints, Query, Reply
 from service.api.keys import POOL, SETTINGS
 from service.games.cryptids import shop
+from service.usecases import runs
 
 endpoints = Endpoints("runs")
 

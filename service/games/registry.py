@@ -3,8 +3,8 @@
 from collections.abc import Mapping
 from typing import Any
 
+from service.games.kernel.protocol import Game, GameError
 from service.games.necromancers import NecromancersGame
-from service.games.protocol import Game, GameError
 
 GAMES: Mapping[str, Game[Any]] = {game.id: game for game in (NecromancersGame(),)}
 

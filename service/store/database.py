@@ -1,11 +1,9 @@
 """The asyncpg pool, the schema, and telling "database down" apart from other errors."""
 
 import asyncio
-from pathlib import Path
+from importlib.resources import files
 
 import asyncpg
-
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema.sql"
 
 # Errors meaning "the database cannot be reached or is going away" (answered as 503).
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
@@ -38,7 +36,7 @@ async def create_pool(url: str, min_size: int, max_size: int, timeout_s: float) 
 
 async def apply_schema(pool: asyncpg.Pool) -> None:
     """Apply schema.sql under an advisory lock so that instances starting together don't race."""
-    sql = SCHEMA_PATH.read_text()
+    sql = files("service.store").joinpath("schema.sql").read_text()
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(727274)")
         await conn.execute(sql)

@@ -9,8 +9,8 @@ import asyncpg
 import pytest
 
 from service.config import Settings
-from service.matches import usecases
 from service.store import matches as store
+from service.usecases.matches import play as usecases
 from tests.http import Answer, Api
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
-from service import runs
 from service.api.keys import POOL
 from service.games.cryptids.content import DEFAULT_RULESET
+from service.usecases import runs
 from tests.http import Api
 
 WEAK = [["mothman", 0, 1]]

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from service.config import Settings
-from service.embedded_db import EmbeddedPostgres
+from service.runtime.embedded_db import EmbeddedPostgres
 from tests.conftest import running_service
 from tests.http import Api
 

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import jwt
 
-from service.auth import issue_token
+from service.api.auth import issue_token
 from service.config import Settings
-from service.logs import configure_logging
+from service.runtime.logs import configure_logging
 from tests.conftest import TEST_SECRET, running_service
 from tests.http import Api
 

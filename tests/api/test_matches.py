@@ -9,9 +9,9 @@ import asyncpg
 import pytest
 
 from service.config import Settings
+from service.games.kernel.rng import MASK64
 from service.games.registry import get_game
-from service.games.rng import MASK64
-from service.matches.usecases import cache_agrees_with_log
+from service.usecases.matches.play import cache_agrees_with_log
 from tests.api.matches_helpers import (
     act,
     all_events,

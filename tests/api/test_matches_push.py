@@ -27,7 +27,7 @@ from tests.api.matches_helpers import (
 )
 from tests.conftest import TEST_SECRET
 from tests.http import Api
-from tests.test_serve import _free_port, _wait_healthy
+from tests.runtime.test_serve import _free_port, _wait_healthy
 
 WAIT = 5.0
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from service.matches.progress import MAX_BOT_ACTIONS
+from service.usecases.matches.progress import MAX_BOT_ACTIONS
 from tests.api.matches_helpers import (
     act,
     create,

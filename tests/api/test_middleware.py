@@ -8,7 +8,7 @@ from aiohttp import web
 from service.api.keys import SETTINGS
 from service.api.middleware import request_context
 from service.config import Settings
-from service.logs import configure_logging
+from service.runtime.logs import configure_logging
 from tests.conftest import running_service
 from tests.http import Api
 

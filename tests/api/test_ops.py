@@ -2,7 +2,7 @@ import pytest
 from aiohttp import web
 
 from service.api.keys import POOL
-from service.ops import quantile
+from service.usecases.ops import quantile
 from tests.api.runs_helpers import WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
 from tests.conftest import TEST_OPS_TOKEN
 from tests.http import Api

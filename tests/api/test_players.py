@@ -4,7 +4,7 @@ import uuid
 import jwt
 import pytest
 
-from service.auth import issue_token
+from service.api.auth import issue_token
 from tests.conftest import TEST_SECRET
 from tests.http import Api
 

@@ -13,7 +13,7 @@ import pytest
 
 from service.games.cryptids.content import ruleset_from_dict
 from service.games.cryptids.engine import BattleResult, simulate
-from service.games.rng import SplitMix64
+from service.games.kernel.rng import SplitMix64
 
 ANY = None  # a roll whose dice do not matter
 

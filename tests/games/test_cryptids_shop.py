@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from service import pairing, runs
 from service.games.cryptids import shop
 from service.games.cryptids.content import load_ruleset
 from service.games.cryptids.shop import Member, Offer, Shop, ShopError
+from service.usecases import pairing, runs
 
 RULES = load_ruleset()
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from service.games.kernel.protocol import Action, Event, GameError, IllegalAction
+from service.games.kernel.rng import SplitMix64
 from service.games.necromancers import NecromancersGame
 from service.games.necromancers.content import ContentError, load_ruleset, parse_ruleset
 from service.games.necromancers.state import Die, State
-from service.games.protocol import Action, Event, GameError, IllegalAction
-from service.games.rng import SplitMix64
 
 GAME = NecromancersGame()
 

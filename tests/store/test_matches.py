@@ -6,7 +6,7 @@ import asyncpg
 import pytest
 
 from service.config import Settings
-from service.games.rng import MASK64
+from service.games.kernel.rng import MASK64
 from service.store import matches as store
 from service.store import players
 from service.store.database import apply_schema

@@ -44,7 +44,7 @@ from service.games.cryptids.content import Ruleset
 from service.games.cryptids.hashing import UNIT_STRUCT, hash_parts
 from service.games.cryptids.replay import Event, Replay
 from service.games.cryptids.warband import Warband, validate_warband
-from service.games.rng import GOLDEN_GAMMA, MASK64, SplitMix64
+from service.games.kernel.rng import GOLDEN_GAMMA, MASK64, SplitMix64
 
 # Threat order, the sort key of the current roll (see Unit.rank).
 BY_KEY_ODD = attrgetter("key_odd")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.games.cryptids.content import Ruleset, Species
-from service.games.rng import SplitMix64, derive_seed
+from service.games.kernel.rng import SplitMix64, derive_seed
 
 # Sub-seed salts, published in docs/rules/cryptids.md ("The shop").
 SHOP_SALT = 0x5B0B_0000_0000_0000

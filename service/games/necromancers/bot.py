@@ -2,11 +2,11 @@
 
 from collections.abc import Callable
 
+from service.games.kernel.protocol import Action, IllegalAction
+from service.games.kernel.rng import SplitMix64
 from service.games.necromancers import rules
 from service.games.necromancers.content import Ruleset
 from service.games.necromancers.state import Necromancer, State
-from service.games.protocol import Action, IllegalAction
-from service.games.rng import SplitMix64
 
 
 def _strength(necromancer: Necromancer) -> int:

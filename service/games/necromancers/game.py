@@ -3,10 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from service.games.necromancers import bot, rules
-from service.games.necromancers.content import Ruleset, load_ruleset
-from service.games.necromancers.state import State, dump_state, load_state
-from service.games.protocol import (
+from service.games.kernel.protocol import (
     Action,
     Event,
     Game,
@@ -15,7 +12,10 @@ from service.games.protocol import (
     Outcome,
     resolve_options,
 )
-from service.games.rng import MASK64
+from service.games.kernel.rng import MASK64
+from service.games.necromancers import bot, rules
+from service.games.necromancers.content import Ruleset, load_ruleset
+from service.games.necromancers.state import State, dump_state, load_state
 
 
 class NecromancersGame(Game[State]):

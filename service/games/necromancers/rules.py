@@ -28,10 +28,10 @@ Where the seed is silent (ours):
 import copy
 from typing import Any
 
+from service.games.kernel.protocol import Action, Event, IllegalAction, Outcome, match_legal
+from service.games.kernel.rng import SplitMix64
 from service.games.necromancers.content import NECROMANCER, TROOPS, Ruleset
 from service.games.necromancers.state import Die, Necromancer, State
-from service.games.protocol import Action, Event, IllegalAction, Outcome, match_legal
-from service.games.rng import SplitMix64
 
 
 def _roll(state: State, faces: int) -> int:

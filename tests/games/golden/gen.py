@@ -14,7 +14,7 @@ from typing import Any
 import msgpack
 
 from service.games.cryptids import load_ruleset, simulate
-from service.games.rng import SplitMix64
+from service.games.kernel.rng import SplitMix64
 
 HERE = Path(__file__).parent
 CORPUS_SEED = 0x601D

@@ -9,11 +9,11 @@ from typing import Any
 import asyncpg
 from prometheus_client.core import Metric
 
-from service import metrics
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
-from service.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
+from service.runtime import metrics
 from service.store import stats
 from service.store.stats import GAP_BOUNDS, MS_BOUNDS, PairingRow
+from service.usecases.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
 
 
 @dataclass(frozen=True)

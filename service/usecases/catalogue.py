@@ -4,7 +4,6 @@ import dataclasses
 from functools import cache
 from typing import Any
 
-from service.errors import invalid_field
 from service.games.cryptids.content import (
     DEFAULT_RULESET,
     Ability,
@@ -12,6 +11,7 @@ from service.games.cryptids.content import (
     available_rulesets,
     load_ruleset,
 )
+from service.usecases.errors import invalid_field
 
 
 def load_all() -> None:

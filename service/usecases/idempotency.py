@@ -13,8 +13,8 @@ from uuid import UUID
 import asyncpg
 import msgpack
 
-from service.errors import Conflict, ServiceError
 from service.store import idempotency as store
+from service.usecases.errors import Conflict, ServiceError
 
 MAX_KEY_LENGTH = 200
 

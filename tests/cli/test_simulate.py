@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from service.cli_battle import main
+from service.cli.simulate import main
 from service.games.cryptids import load_ruleset, result_to_wire, simulate
 
 A = {

@@ -7,8 +7,8 @@ import structlog
 from aiohttp import web
 
 from service.config import Settings
-from service.embedded_db import EmbeddedPostgres
-from service.workers import run_worker, run_workers, shared_metrics_dir
+from service.runtime.embedded_db import EmbeddedPostgres
+from service.runtime.workers import run_worker, run_workers, shared_metrics_dir
 
 log = structlog.get_logger("service")
 

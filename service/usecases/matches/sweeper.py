@@ -10,9 +10,9 @@ from uuid import UUID
 import asyncpg
 import structlog
 
-from service.matches.progress import Progress
 from service.store import matches as store
 from service.store.database import is_unavailable
+from service.usecases.matches.progress import Progress
 
 log = structlog.get_logger("service.matches")
 

@@ -6,15 +6,15 @@ from uuid import UUID
 
 import asyncpg
 
-from service import metrics
-from service.errors import NotFound, invalid_field
 from service.games.cryptids.content import DEFAULT_RULESET, UnknownRulesetError, load_ruleset
 from service.games.cryptids.engine import simulate
 from service.games.cryptids.replay import result_to_wire
 from service.games.cryptids.warband import WarbandError
+from service.runtime import metrics
 from service.store import battles, snapshots
 from service.store.battles import BattleRow
 from service.store.snapshots import SnapshotRow
+from service.usecases.errors import NotFound, invalid_field
 
 
 def simulate_battle(

@@ -7,12 +7,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from service.embedded_db import EmbeddedDatabaseBusy, EmbeddedPostgres
+from service.runtime.embedded_db import EmbeddedDatabaseBusy, EmbeddedPostgres
 
 KILLED_OWNER = """
 import os, sys, asyncio, asyncpg
 from pathlib import Path
-from service.embedded_db import EmbeddedPostgres
+from service.runtime.embedded_db import EmbeddedPostgres
 
 uri = EmbeddedPostgres(Path(sys.argv[1])).start()
 

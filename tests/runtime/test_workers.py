@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from service.config import ConfigError, load_settings
-from tests.test_serve import _free_port, _wait_healthy
+from tests.runtime.test_serve import _free_port, _wait_healthy
 
 
 def _get(url: str) -> tuple[str, str]:

@@ -28,14 +28,14 @@ from uuid import UUID
 
 import asyncpg
 
-from service import idempotency
-from service.errors import Conflict, Forbidden, Illegal, NotFound
-from service.games.protocol import Event, Game, GameError, IllegalAction, rebuild
+from service.games.kernel.protocol import Event, Game, GameError, IllegalAction, rebuild
 from service.games.registry import describe, get_game
-from service.matches.notify import Hub
-from service.matches.progress import Progress, event_wire
 from service.store import matches as store
 from service.store.matches import MatchRow, SeatRow
+from service.store.notify import Hub
+from service.usecases import idempotency
+from service.usecases.errors import Conflict, Forbidden, Illegal, NotFound
+from service.usecases.matches.progress import Progress, event_wire
 
 EVENT_PAGE = 500
 # A follower re-reads this often even without a notification, in case one was lost.

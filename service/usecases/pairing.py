@@ -13,7 +13,7 @@ from uuid import UUID
 import asyncpg
 
 from service.games.cryptids.content import PairingRules
-from service.games.rng import SplitMix64, derive_seed
+from service.games.kernel.rng import SplitMix64, derive_seed
 from service.store import snapshots
 from service.store.snapshots import Candidate
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import asyncpg
 
-from service import metrics
-from service.games.protocol import Event, Game
+from service.games.kernel.protocol import Event, Game
 from service.games.registry import get_game
+from service.runtime import metrics
 from service.store import matches as store
 from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
 

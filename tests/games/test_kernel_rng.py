@@ -1,4 +1,4 @@
-from service.games.rng import MASK64, SplitMix64, derive_seed
+from service.games.kernel.rng import MASK64, SplitMix64, derive_seed
 
 
 def test_splitmix64_matches_the_published_reference_sequence() -> None:

@@ -1,4 +1,4 @@
-from service.ratelimit import RateLimiter
+from service.api.ratelimit import RateLimiter
 
 
 def test_bucket_allows_a_burst_then_asks_to_wait() -> None:

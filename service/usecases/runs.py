@@ -14,17 +14,18 @@ from uuid import UUID
 
 import asyncpg
 
-from service import idempotency, metrics, pairing
-from service.errors import Conflict, Illegal, NotFound
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, Ruleset, load_ruleset
 from service.games.cryptids.engine import simulate
 from service.games.cryptids.rating import elo_change
 from service.games.cryptids.shop import Shop, ShopError
-from service.games.rng import MASK64, derive_seed
+from service.games.kernel.rng import MASK64, derive_seed
+from service.runtime import metrics
 from service.store import battles, players, runs, snapshots, stats
 from service.store.battles import BattleRow
 from service.store.runs import RunRow
+from service.usecases import idempotency, pairing
+from service.usecases.errors import Conflict, Illegal, NotFound
 
 BATTLE_SALT = 0xBA77_1E00_0000_0000
 SHOPPING = "shopping"

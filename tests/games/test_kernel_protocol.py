@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.games.protocol import (
+from service.games.kernel.protocol import (
     Action,
     Event,
     Game,
@@ -19,8 +19,8 @@ from service.games.protocol import (
     rebuild,
     resolve_options,
 )
+from service.games.kernel.rng import MASK64, SplitMix64
 from service.games.registry import GAMES, describe, get_game
-from service.games.rng import MASK64, SplitMix64
 
 GAME_LIST = list(GAMES.values())
 MAX_ACTIONS = 2000

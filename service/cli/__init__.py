@@ -1,0 +1,1 @@
+"""Command-line tools beside the service (the terminal's counterpart of `api`)."""

@@ -1,0 +1,1 @@
+"""What every game shares: the match protocol and the seeded generator."""
