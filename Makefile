@@ -32,6 +32,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest -q

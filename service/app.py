@@ -1,7 +1,15 @@
-"""The aiohttp application: middleware, routes, and the database pool's lifetime."""
+"""The aiohttp application: middleware, routes, and the lifetime of everything it holds.
+
+Every resource is opened and closed by a context in `cleanup_ctx`, in the order it needs the
+others: the database pool first, then what uses it (pool gauges, the push hub's LISTEN
+connection, the sweeper), which stop in the reverse order.
+"""
 
 import asyncio
-from collections.abc import AsyncIterator
+import weakref
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import asynccontextmanager
+from typing import Any
 
 import structlog
 from aiohttp import web
@@ -22,13 +30,16 @@ from service.api import (
 )
 from service.api.auth import VerifiedTokens
 from service.api.endpoints import Endpoints, register
-from service.api.keys import LIMITER, POOL, SETTINGS, TOKENS
+from service.api.keys import LIMITER, MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
 from service.api.middleware import request_context
 from service.api.openapi import build_document
 from service.api.ratelimit import RateLimiter
 from service.config import Settings
+from service.runtime.metrics import sample_pool
 from service.store.database import apply_schema, create_pool, is_unavailable
+from service.store.notify import Hub, listen_forever
 from service.usecases import catalogue
+from service.usecases.matches.sweeper import run_sweeper
 
 log = structlog.get_logger("service.app")
 
@@ -46,6 +57,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     dashboard.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
+POOL_SAMPLE_SECONDS = 1.0
 
 
 async def _database(app: web.Application) -> AsyncIterator[None]:
@@ -72,6 +84,44 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     await pool.close()
 
 
+@asynccontextmanager
+async def _running(work: Coroutine[Any, Any, None]) -> AsyncIterator[None]:
+    """A task for the app's lifetime, cancelled when the app stops."""
+    task = asyncio.create_task(work)
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def _pool_gauges(app: web.Application) -> AsyncIterator[None]:
+    async def loop() -> None:
+        while True:
+            sample_pool(app[POOL])
+            await asyncio.sleep(POOL_SAMPLE_SECONDS)
+
+    async with _running(loop()):
+        yield
+
+
+async def _match_push(app: web.Application) -> AsyncIterator[None]:
+    """The hub that wakes long-polls and WebSockets, fed by this process's LISTEN connection."""
+    settings = app[SETTINGS]
+    assert settings.database_url is not None
+    hub = Hub()
+    app[MATCH_HUB] = hub
+    app[MATCH_SOCKETS] = weakref.WeakSet()
+    async with _running(listen_forever(settings.database_url, hub, settings.db_timeout_seconds)):
+        yield
+
+
+async def _sweeper(app: web.Application) -> AsyncIterator[None]:
+    """Turn timers and leftover bot moves, swept on every instance."""
+    async with _running(run_sweeper(app[POOL], app[SETTINGS].sweep_interval_seconds)):
+        yield
+
+
 def create_app(settings: Settings) -> web.Application:
     catalogue.load_all()
     # Metrics outermost, so that they count the answers the error middleware made.
@@ -84,8 +134,8 @@ def create_app(settings: Settings) -> web.Application:
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
     app[docs.OPENAPI] = build_document(tables)
     register(app, tables)
-    app.cleanup_ctx.append(_database)
-    app.cleanup_ctx.append(metrics.sample_pool)
-    app.cleanup_ctx.append(matches.background)
+    app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper])
+    # Open WebSockets would hold the server open until the shutdown timeout: close them
+    # first, before the contexts above are unwound.
     app.on_shutdown.append(matches.close_sockets)
     return app

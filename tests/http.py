@@ -1,12 +1,67 @@
-"""A small HTTP client for the tests: real requests, JSON or msgpack, decoded answers."""
+"""A small HTTP client for the tests: real requests, JSON or msgpack, decoded answers.
+
+Every answer is checked against the service's own OpenAPI document, as a client generated from
+it would read it: its status must be documented for that operation, and its body must match
+the documented schema. A test whose answer drifts from the document fails.
+"""
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+import jsonschema
 import msgpack
 from multidict import CIMultiDictProxy
+
+OPENAPI_PATH = "/v1/openapi.json"
+DECODED = ("application/json", "application/msgpack")
+
+
+class UndocumentedAnswer(AssertionError):
+    """An answer that the OpenAPI document does not describe."""
+
+
+class Document:
+    """The OpenAPI document, with each operation found by method and concrete path."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+        self.routes = [
+            (re.compile("^" + re.sub(r"{\w+}", "[^/]+", path) + "$"), operations)
+            for path, operations in document["paths"].items()
+        ]
+
+    def operation(self, method: str, path: str) -> dict[str, Any] | None:
+        bare = path.split("?", 1)[0]
+        for pattern, operations in self.routes:
+            if pattern.match(bare) and method.lower() in operations:
+                operation: dict[str, Any] = operations[method.lower()]
+                return operation
+        return None
+
+    def check(self, method: str, path: str, answer: "Answer") -> None:
+        operation = self.operation(method, path)
+        if operation is None or answer.status == 304:
+            return  # an unknown path is the router's 404/405; a 304 has no body
+        documented = operation["responses"].get(str(answer.status))
+        if documented is None:
+            raise UndocumentedAnswer(f"{method} {path}: status {answer.status} is not documented")
+        media = answer.headers.get("Content-Type", "").split(";")[0]
+        content = documented.get("content", {})
+        if media not in content:
+            raise UndocumentedAnswer(f"{method} {path} {answer.status}: {media} not documented")
+        if media not in DECODED:
+            return
+        schema = {**content[media]["schema"], "components": self.document["components"]}
+        try:
+            jsonschema.validate(answer.body, schema, cls=jsonschema.Draft202012Validator)
+        except jsonschema.ValidationError as exc:
+            raise UndocumentedAnswer(
+                f"{method} {path} {answer.status}: the answer does not match its schema:"
+                f" {exc.message} at {list(exc.absolute_path)}"
+            ) from exc
 
 
 @dataclass
@@ -30,9 +85,19 @@ class Answer:
 
 
 class Api:
-    def __init__(self, session: aiohttp.ClientSession, base_url: str) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession, base_url: str, *, check_answers: bool = True
+    ) -> None:
         self.session = session
         self.base_url = base_url
+        self.check_answers = check_answers
+        self._document: Document | None = None
+
+    async def _documented(self) -> Document:
+        if self._document is None:
+            async with self.session.get(self.base_url + OPENAPI_PATH) as response:
+                self._document = Document(await response.json())
+        return self._document
 
     async def call(
         self,
@@ -61,7 +126,10 @@ class Api:
         async with self.session.request(
             method, self.base_url + path, data=data, headers=sent
         ) as response:
-            return Answer(response.status, response.headers, await response.read())
+            answer = Answer(response.status, response.headers, await response.read())
+        if self.check_answers:
+            (await self._documented()).check(method, path, answer)
+        return answer
 
     async def get(self, path: str, **kwargs: Any) -> Answer:
         return await self.call("GET", path, **kwargs)

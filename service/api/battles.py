@@ -1,41 +1,17 @@
 """Stored battles and their replays."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import not_found
 from service.api.keys import POOL
+from service.games.cryptids.outcome import BattleOutcome
+from service.games.cryptids.replay import ReplayWire
 from service.usecases import battles
 
 endpoints = Endpoints("battles")
-
-
-class BattleSide(BaseModel):
-    snapshot_id: int
-    round: int
-    rating: int
-    wins: int
-    lives: int
-    is_bot: bool
-    cryptids: list[dict[str, Any]]
-
-
-class Battle(BaseModel):
-    battle_id: int
-    round: int
-    ruleset: str
-    seed: int
-    pairing: str
-    rating_gap: int
-    winner: str
-    rolls: int
-    health: dict[str, int]
-    rating_change: float
-    player: BattleSide
-    ghost: BattleSide
-    created_at: str
 
 
 MAX_SEED = 2**64 - 1
@@ -63,16 +39,6 @@ class SimulateQuery(Query):
     replay: bool = True
 
 
-class SimulateResult(BaseModel):
-    ruleset: str
-    seed: int
-    winner: str
-    reason: str
-    rolls: int
-    health: dict[str, int]
-    replay: dict[str, Any] | None = None
-
-
 def _picks(warband: Warband) -> list[tuple[str, int, int]]:
     return [(c.species, c.ability, c.level) for c in warband.cryptids]
 
@@ -83,10 +49,11 @@ def _picks(warband: Warband) -> list[tuple[str, int, int]]:
     summary="Resolve a battle between two warbands from a seed (nothing is stored)",
     body=SimulateRequest,
     query=SimulateQuery,
-    response=SimulateResult,
+    response=BattleOutcome,
     errors=(400, 401, 413, 415, 422, 429),
+    database=False,
 )
-async def simulate_battle(call: Call) -> dict[str, Any]:
+async def simulate_battle(call: Call) -> BattleOutcome:
     body: SimulateRequest = call.body
     query: SimulateQuery = call.query
     return battles.simulate_battle(
@@ -106,10 +73,10 @@ def battle_id(call: Call) -> int:
     "GET",
     "/v1/battles/{battle_id}",
     summary="A battle you fought or whose ghost is yours: result, both snapshots, seed, pairing",
-    response=Battle,
+    response=battles.Battle,
     errors=(401, 404, 429),
 )
-async def get_battle(call: Call) -> dict[str, Any]:
+async def get_battle(call: Call) -> battles.Battle:
     return await battles.get(call.request.app[POOL], call.player, battle_id(call))
 
 
@@ -117,7 +84,8 @@ async def get_battle(call: Call) -> dict[str, Any]:
     "GET",
     "/v1/battles/{battle_id}/replay",
     summary="The battle's replay, re-simulated from its stored inputs (byte-identical)",
+    response=ReplayWire,
     errors=(401, 404, 429),
 )
-async def get_replay(call: Call) -> dict[str, Any]:
+async def get_replay(call: Call) -> ReplayWire:
     return await battles.replay(call.request.app[POOL], call.player, battle_id(call))

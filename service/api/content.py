@@ -1,11 +1,11 @@
 """Public game content: what a client shows and what a re-simulator needs."""
 
-from typing import Any
-
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from service.api.endpoints import Call, Endpoints, Query
+from service.games.cryptids.content import UnknownRulesetError
 from service.usecases import catalogue
+from service.usecases.errors import invalid_field
 
 endpoints = Endpoints("content")
 
@@ -14,25 +14,19 @@ class ContentQuery(Query):
     ruleset: str | None = Field(None, max_length=64)
 
 
-class CryptidCatalogue(BaseModel):
-    ruleset: str
-    rulesets: list[str]
-    battle: dict[str, int]
-    shop: dict[str, Any]
-    run: dict[str, int]
-    species: list[dict[str, Any]]
-    tokens: list[dict[str, Any]]
-
-
 @endpoints.route(
     "GET",
     "/v1/content/cryptids",
     summary="The cryptid catalogue of a ruleset (default: the current one)",
     auth="none",
     query=ContentQuery,
-    response=CryptidCatalogue,
+    response=catalogue.CryptidCatalogue,
     errors=(422,),
+    database=False,
 )
-async def cryptids(call: Call) -> dict[str, Any]:
+async def cryptids(call: Call) -> catalogue.CryptidCatalogue:
     query: ContentQuery = call.query
-    return catalogue.cryptid_catalogue(query.ruleset)
+    try:
+        return catalogue.cryptid_catalogue(query.ruleset)
+    except UnknownRulesetError as exc:
+        raise invalid_field("query.ruleset", str(exc)) from exc

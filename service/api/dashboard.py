@@ -77,6 +77,8 @@ def serve(request: web.Request, asset: Asset) -> web.Response:
     summary="Operators' dashboard (HTML): matchmaking and match health, asks for the ops token",
     auth="none",
     rate_limited=False,
+    media=("text/html",),
+    database=False,
 )
 async def dashboard_page(call: Call) -> web.Response:
     return serve(call.request, ASSETS[PAGE])
@@ -89,6 +91,8 @@ async def dashboard_page(call: Call) -> web.Response:
     auth="none",
     rate_limited=False,
     errors=(404,),
+    media=("text/css", "text/javascript", "image/svg+xml"),
+    database=False,
 )
 async def dashboard_asset(call: Call) -> web.Response:
     name = call.path_param("asset")

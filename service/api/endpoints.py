@@ -5,7 +5,7 @@ so the documentation cannot drift from what the server accepts.
 """
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID
 
@@ -38,15 +38,6 @@ class Query(BaseModel):
     """Base of query strings: values arrive as text, so types are coerced."""
 
     model_config = ConfigDict(extra="ignore")
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A handler's answer when it needs a status or headers other than the declared ones."""
-
-    data: Any
-    status: int
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,11 +79,16 @@ class Endpoint:
     auth: Auth
     body: type[BaseModel] | None
     query: type[BaseModel] | None
-    response: type[BaseModel] | None
+    # The answer's type (a TypedDict or a model): what is encoded and what OpenAPI shows.
+    response: Any
     status: int
     rate_limited: bool
     tag: str
     errors: tuple[int, ...]
+    # An answer that is not JSON or msgpack (a page, the metrics text) names its media types.
+    media: tuple[str, ...]
+    # Whether the handler reads or writes the database, and so may answer 503.
+    database: bool
 
 
 class Endpoints:
@@ -111,10 +107,12 @@ class Endpoints:
         auth: Auth = "player",
         body: type[BaseModel] | None = None,
         query: type[BaseModel] | None = None,
-        response: type[BaseModel] | None = None,
+        response: Any = None,
         status: int = 200,
         rate_limited: bool = True,
         errors: tuple[int, ...] = (),
+        media: tuple[str, ...] = (),
+        database: bool = True,
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.items.append(
@@ -131,6 +129,8 @@ class Endpoints:
                     rate_limited,
                     self.tag,
                     errors,
+                    media,
+                    database,
                 )
             )
             return handler
@@ -167,12 +167,6 @@ def _limit(request: web.Request, key: object) -> None:
         raise rate_limited(wait)
 
 
-def _encode_result(result: Any) -> Any:
-    if isinstance(result, BaseModel):
-        return result.model_dump(mode="json")
-    return result
-
-
 def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def handle(request: web.Request) -> web.StreamResponse:
         call = Call(request)
@@ -191,11 +185,7 @@ def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.Stre
         result = await endpoint.handler(call)
         if isinstance(result, web.StreamResponse):
             return result
-        if isinstance(result, Reply):
-            return codec.respond(
-                request, _encode_result(result.data), result.status, result.headers
-            )
-        return codec.respond(request, _encode_result(result), endpoint.status)
+        return codec.respond(request, result, endpoint.status)
 
     handle.__name__ = endpoint.handler.__name__
     return handle

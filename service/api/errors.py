@@ -5,7 +5,24 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from service.usecases.errors import InvalidFields, ServiceError
+from service.usecases.errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    Illegal,
+    InvalidFields,
+    NotFound,
+    ServiceError,
+)
+
+# The status of each kind of refusal a use-case raises (the most specific kind wins).
+_STATUS_OF_KIND: tuple[tuple[type[ServiceError], int], ...] = (
+    (NotFound, 404),
+    (Forbidden, 403),
+    (Conflict, 409),
+    (Illegal, 422),
+    (BadRequest, 400),
+)
 
 
 class ApiError(ServiceError):
@@ -19,8 +36,15 @@ class ApiError(ServiceError):
         details: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(message, details, code=code, status=status)
+        super().__init__(message, details, code=code)
+        self.status = status
         self.headers = dict(headers or {})
+
+
+def status_of(error: ServiceError) -> int:
+    if isinstance(error, ApiError):
+        return error.status
+    return next((status for kind, status in _STATUS_OF_KIND if isinstance(error, kind)), 400)
 
 
 def error_body(error: ServiceError) -> dict[str, Any]:

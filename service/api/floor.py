@@ -11,8 +11,8 @@ from functools import cache
 from aiohttp import web
 
 from service.api import codec
-from service.api.battles import SimulateResult
 from service.api.endpoints import Call, Endpoints
+from service.games.cryptids.outcome import BattleOutcome
 from service.usecases import battles
 
 endpoints = Endpoints("bench")
@@ -47,8 +47,9 @@ def answers() -> dict[bool, bytes]:
     "/v1/bench/floor",
     summary="Benchmark floor (BENCH_FLOOR only): reads the body, answers a precomputed result",
     auth="none",
-    response=SimulateResult,
+    response=BattleOutcome,
     rate_limited=False,
+    database=False,
 )
 async def floor(call: Call) -> web.Response:
     await call.request.read()

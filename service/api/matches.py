@@ -2,23 +2,20 @@
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator
 from contextlib import aclosing, suppress
 from typing import Annotated, Any
 from uuid import UUID
 
 import structlog
 from aiohttp import WSCloseCode, web
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
 from service.api import auth, codec
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import unauthorized
-from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
+from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, TOKENS
 from service.runtime import metrics
-from service.store.notify import Hub, listen_forever
 from service.usecases.matches import play as matches
-from service.usecases.matches.sweeper import run_sweeper
 
 log = structlog.get_logger("service.api.matches")
 
@@ -31,18 +28,6 @@ HEARTBEAT_SECONDS = 20.0
 GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
-class GameInfo(BaseModel):
-    id: str
-    ruleset: str
-    min_seats: int
-    max_seats: int
-    options: dict[str, Any]
-
-
-class GameList(BaseModel):
-    games: list[GameInfo]
-
-
 class NewMatch(Body):
     game: GameId
     seats: int
@@ -51,55 +36,9 @@ class NewMatch(Body):
     turn_seconds: int | None = Field(default=None, ge=1, le=7 * 24 * 3600)
 
 
-class Joined(BaseModel):
-    match_id: str
-    seat: int | None = Field(description="your seat; null when every seat is a bot")
-    version: int
-    status: str
-
-
-class SeatInfo(BaseModel):
-    seat: int
-    player_id: str | None
-    bot: bool
-
-
-class MatchState(BaseModel):
-    match_id: str
-    game: str
-    ruleset: str
-    status: str
-    version: int
-    seat: int | None = Field(description="your seat; null for a spectator")
-    seats: list[SeatInfo]
-    to_act: list[int]
-    view: dict[str, Any]
-    legal_actions: list[dict[str, Any]]
-    turn_seconds: int | None
-    turn_deadline: str | None
-    outcome: dict[str, Any] | None
-
-
 class NewAction(Body):
     version: int = Field(ge=0)
     action: dict[str, Any]
-
-
-class WireEvent(BaseModel):
-    seq: int
-    version: int
-    kind: str
-    data: dict[str, Any]
-
-
-class ActionDone(BaseModel):
-    version: int
-    status: str
-    events: list[WireEvent]
-    view: dict[str, Any]
-    to_act: list[int]
-    legal_actions: list[dict[str, Any]]
-    outcome: dict[str, Any] | None
 
 
 class EventsQuery(Query):
@@ -107,40 +46,9 @@ class EventsQuery(Query):
     wait: float = Field(default=0.0, ge=0.0, le=MAX_WAIT_SECONDS)
 
 
-class EventBatch(BaseModel):
-    events: list[WireEvent]
-    last_seq: int = Field(description="pass as `after` next time")
-    status: str
-    version: int
-
-
 class SocketQuery(Query):
     after: int = Field(default=0, ge=0)
     token: str | None = Field(default=None, description="for browsers: the bearer token")
-
-
-class ReplayEvent(WireEvent):
-    visible_to: list[int] | None
-
-
-class ReplayAction(BaseModel):
-    version: int
-    seat: int
-    action: dict[str, Any]
-    source: str
-
-
-class Replay(BaseModel):
-    match_id: str
-    game: str
-    ruleset: str
-    seed: int
-    seats: list[SeatInfo]
-    options: dict[str, Any]
-    actions: list[ReplayAction]
-    events: list[ReplayEvent]
-    final: dict[str, Any]
-    outcome: dict[str, Any] | None
 
 
 def _match_id(call: Call) -> UUID:
@@ -155,11 +63,11 @@ def _idempotency_key(call: Call) -> str | None:
     "GET",
     "/v1/games",
     summary="The turn-based games: seat range and options of each",
-    response=GameList,
+    response=matches.GameList,
     errors=(401, 429),
 )
-async def list_games(call: Call) -> GameList:
-    return GameList.model_validate({"games": matches.games()})
+async def list_games(call: Call) -> matches.GameList:
+    return matches.games()
 
 
 @endpoints.route(
@@ -167,13 +75,13 @@ async def list_games(call: Call) -> GameList:
     "/v1/matches",
     summary="Create a match and take its first non-bot seat (accepts Idempotency-Key)",
     body=NewMatch,
-    response=Joined,
+    response=matches.Joined,
     status=201,
     errors=(400, 401, 409, 413, 415, 422, 429),
 )
-async def create_match(call: Call) -> Joined:
+async def create_match(call: Call) -> matches.Joined:
     body: NewMatch = call.body
-    answer = await matches.create(
+    return await matches.create(
         call.request.app[POOL],
         call.player,
         game_id=body.game,
@@ -183,31 +91,28 @@ async def create_match(call: Call) -> Joined:
         turn_seconds=body.turn_seconds,
         idempotency_key=_idempotency_key(call),
     )
-    return Joined.model_validate(answer)
 
 
 @endpoints.route(
     "POST",
     "/v1/matches/{match_id}/join",
     summary="Take the lowest free seat; joining again answers the seat you hold",
-    response=Joined,
+    response=matches.Joined,
     errors=(401, 404, 409, 429),
 )
-async def join_match(call: Call) -> Joined:
-    answer = await matches.join(call.request.app[POOL], call.player, _match_id(call))
-    return Joined.model_validate(answer)
+async def join_match(call: Call) -> matches.Joined:
+    return await matches.join(call.request.app[POOL], call.player, _match_id(call))
 
 
 @endpoints.route(
     "GET",
     "/v1/matches/{match_id}",
     summary="The match as you may see it: your seat's view and legal actions, or a spectator's",
-    response=MatchState,
+    response=matches.MatchState,
     errors=(401, 404, 429),
 )
-async def get_match(call: Call) -> MatchState:
-    answer = await matches.read(call.request.app[POOL], call.player, _match_id(call))
-    return MatchState.model_validate(answer)
+async def get_match(call: Call) -> matches.MatchState:
+    return await matches.read(call.request.app[POOL], call.player, _match_id(call))
 
 
 @endpoints.route(
@@ -215,12 +120,12 @@ async def get_match(call: Call) -> MatchState:
     "/v1/matches/{match_id}/actions",
     summary="Act at the version you saw (accepts Idempotency-Key)",
     body=NewAction,
-    response=ActionDone,
+    response=matches.ActionDone,
     errors=(400, 401, 403, 404, 409, 413, 415, 422, 429),
 )
-async def act(call: Call) -> ActionDone:
+async def act(call: Call) -> matches.ActionDone:
     body: NewAction = call.body
-    answer = await matches.act(
+    return await matches.act(
         call.request.app[POOL],
         call.player,
         _match_id(call),
@@ -228,7 +133,6 @@ async def act(call: Call) -> ActionDone:
         action=body.action,
         idempotency_key=_idempotency_key(call),
     )
-    return ActionDone.model_validate(answer)
 
 
 @endpoints.route(
@@ -236,27 +140,27 @@ async def act(call: Call) -> ActionDone:
     "/v1/matches/{match_id}/events",
     summary="Events after a sequence number that you may see; waits up to `wait` seconds",
     query=EventsQuery,
-    response=EventBatch,
+    response=matches.EventBatch,
     errors=(401, 404, 422, 429),
 )
-async def events(call: Call) -> EventBatch:
+async def events(call: Call) -> matches.EventBatch:
     query: EventsQuery = call.query
     app = call.request.app
     page = await matches.wait_events(
         app[POOL], app[MATCH_HUB], call.player, _match_id(call), query.after, query.wait
     )
-    return EventBatch.model_validate(page.wire())
+    return page.wire()
 
 
 @endpoints.route(
     "GET",
     "/v1/matches/{match_id}/replay",
     summary="Seed, action log and every event of a finished match (409 before)",
-    response=Replay,
+    response=matches.MatchReplay,
     errors=(401, 404, 409, 429),
 )
-async def replay(call: Call) -> Replay:
-    return Replay.model_validate(await matches.replay(call.request.app[POOL], _match_id(call)))
+async def replay(call: Call) -> matches.MatchReplay:
+    return await matches.replay(call.request.app[POOL], _match_id(call))
 
 
 def _socket_player(call: Call) -> UUID:
@@ -317,25 +221,6 @@ async def websocket(call: Call) -> web.WebSocketResponse:
         with suppress(asyncio.CancelledError):
             await pusher
     return socket
-
-
-async def background(app: web.Application) -> AsyncIterator[None]:
-    """The push hub with its LISTEN connection, and the sweeper, for the app's lifetime."""
-    settings = app[SETTINGS]
-    assert settings.database_url is not None
-    hub = Hub()
-    app[MATCH_HUB] = hub
-    app[MATCH_SOCKETS] = weakref.WeakSet()
-    tasks = [
-        asyncio.create_task(
-            listen_forever(settings.database_url, hub, settings.db_timeout_seconds)
-        ),
-        asyncio.create_task(run_sweeper(app[POOL], settings.sweep_interval_seconds)),
-    ]
-    yield
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def close_sockets(app: web.Application) -> None:

@@ -1,8 +1,6 @@
 """Prometheus: request figures for every route, and the scrape endpoint."""
 
-import asyncio
 import time
-from collections.abc import AsyncIterator
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -13,7 +11,6 @@ from service.runtime import metrics
 from service.usecases import ops
 
 endpoints = Endpoints("ops")
-POOL_SAMPLE_SECONDS = 1.0
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -39,27 +36,10 @@ async def record(request: web.Request, handler: Handler) -> web.StreamResponse:
     summary="Prometheus text format: this service's figures (all workers) and the cluster's",
     auth="none",
     rate_limited=False,
-    errors=(503,),
+    media=("text/plain",),
 )
 async def scrape(call: Call) -> web.Response:
     app = call.request.app
     cluster = await ops.cluster_gauges(app[POOL], app[SETTINGS].snapshot_ttl_seconds)
     body = metrics.process_metrics_text() + metrics.families_text(cluster)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
-
-
-async def sample_pool(app: web.Application) -> AsyncIterator[None]:
-    """Keep this process's database pool gauges current while the app runs."""
-
-    async def loop() -> None:
-        while True:
-            pool = app[POOL]
-            size = pool.get_size()
-            metrics.DB_POOL_SIZE.set(size)
-            metrics.DB_POOL_IN_USE.set(size - pool.get_idle_size())
-            metrics.DB_POOL_WAITING.set(metrics.pool_waiting(pool))
-            await asyncio.sleep(POOL_SAMPLE_SECONDS)
-
-    task = asyncio.create_task(loop())
-    yield
-    task.cancel()

@@ -9,7 +9,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from service.api import codec
-from service.api.errors import ApiError, error_body, unavailable
+from service.api.errors import ApiError, error_body, status_of, unavailable
 from service.api.keys import SETTINGS
 from service.store.database import is_unavailable
 from service.usecases.errors import ServiceError
@@ -53,7 +53,7 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException) -> ApiErr
 
 def _error_response(request: web.Request, error: ServiceError) -> web.Response:
     headers = error.headers if isinstance(error, ApiError) else None
-    return codec.respond(request, error_body(error), error.status, headers)
+    return codec.respond(request, error_body(error), status_of(error), headers)
 
 
 @web.middleware

@@ -3,8 +3,8 @@
 import re
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict
 
 from service.api.endpoints import OPS_HEADER, Endpoint, Endpoints
 
@@ -25,13 +25,13 @@ _STATUS_TEXT = {
 _MEDIA = ("application/json", "application/msgpack")
 
 
-class ErrorDetail(BaseModel):
+class ErrorDetail(TypedDict):
     code: str
     message: str
     details: dict[str, Any]
 
 
-class Error(BaseModel):
+class Error(TypedDict):
     error: ErrorDetail
 
 
@@ -39,7 +39,7 @@ def _content(schema: dict[str, Any]) -> dict[str, Any]:
     return {media: {"schema": schema} for media in _MEDIA}
 
 
-def _ref(model: type[BaseModel]) -> dict[str, str]:
+def _ref(model: Any) -> dict[str, str]:
     return {"$ref": _REF.format(model=model.__name__)}
 
 
@@ -71,12 +71,16 @@ def error_statuses(endpoint: Endpoint) -> list[int]:
         statuses |= {401, 403}
     if endpoint.rate_limited:
         statuses.add(429)
+    if endpoint.database:
+        statuses.add(503)
     return sorted(statuses)
 
 
 def _operation(endpoint: Endpoint) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "Success"}
-    if endpoint.response is not None:
+    if endpoint.media:
+        ok["content"] = {media: {"schema": {"type": "string"}} for media in endpoint.media}
+    elif endpoint.response is not None:
         ok["content"] = _content(_ref(endpoint.response))
     responses: dict[str, Any] = {str(endpoint.status): ok}
     for status in error_statuses(endpoint):
@@ -105,10 +109,12 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
 def _schemas(endpoints: list[Endpoint]) -> dict[str, Any]:
     requests = {m for e in endpoints for m in (e.body, e.query) if m is not None}
     responses = {e.response for e in endpoints if e.response is not None} | {Error}
-    pairs: list[tuple[type[BaseModel], Any]] = [(m, "validation") for m in requests]
-    pairs += [(m, "serialization") for m in responses]
-    # A model used both as request and as response would get two suffixed names; none is.
-    _, defs = models_json_schema(pairs, ref_template=_REF)
+    inputs: list[tuple[Any, Any, TypeAdapter[Any]]] = [
+        (m, "validation", TypeAdapter(m)) for m in requests
+    ]
+    inputs += [(m, "serialization", TypeAdapter(m)) for m in responses]
+    # A type used both as request and as response would get two suffixed names; none is.
+    _, defs = TypeAdapter.json_schemas(inputs, ref_template=_REF)
     schemas: dict[str, Any] = defs.get("$defs", {})
     return schemas
 

@@ -2,7 +2,8 @@
 
 from typing import Annotated
 
-from pydantic import BaseModel, StringConstraints
+from pydantic import StringConstraints
+from typing_extensions import TypedDict
 
 from service.api import auth
 from service.api.endpoints import Body, Call, Endpoints
@@ -24,16 +25,10 @@ class NewPlayer(Body):
     name: PlayerName
 
 
-class PlayerCreated(BaseModel):
+class PlayerCreated(TypedDict):
     player_id: str
     name: str
     token: str
-
-
-class Player(BaseModel):
-    player_id: str
-    name: str
-    rating: int
 
 
 @endpoints.route(
@@ -52,18 +47,18 @@ async def create_player(call: Call) -> PlayerCreated:
     row = await players.register(app[POOL], body.name)
     settings = app[SETTINGS]
     token = auth.issue_token(settings.secret_key, row.player_id, settings.token_ttl_seconds)
-    return PlayerCreated(player_id=str(row.player_id), name=row.name, token=token)
+    return {"player_id": str(row.player_id), "name": row.name, "token": token}
 
 
 @endpoints.route(
     "GET",
     "/v1/players/me",
     summary="The authenticated player",
-    response=Player,
+    response=players.Player,
     errors=(401, 429),
 )
-async def me(call: Call) -> Player:
-    row = await players.find(call.request.app[POOL], call.player)
-    if row is None:
+async def me(call: Call) -> players.Player:
+    player = await players.find(call.request.app[POOL], call.player)
+    if player is None:
         raise unauthorized("token names no known player")
-    return Player(player_id=str(row.player_id), name=row.name, rating=row.rating)
+    return player

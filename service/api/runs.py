@@ -1,11 +1,11 @@
 """Runs of the autobattler: the shop between rounds and the end of each turn."""
 
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from service.api.endpoints import Body, Call, Endpoints, Query, Reply
+from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.keys import POOL, SETTINGS
 from service.games.cryptids import shop
 from service.usecases import runs
@@ -14,39 +14,6 @@ endpoints = Endpoints("runs")
 
 SHOP_ERRORS = (401, 404, 409, 422, 429)
 Index = Annotated[int, Field(ge=0, le=64)]
-
-
-class Offer(BaseModel):
-    slot: int
-    species: str
-    tier: int
-    cost: int
-    frozen: bool
-
-
-class Member(BaseModel):
-    position: int
-    species: str
-    ability: int
-    level: int
-
-
-class Run(BaseModel):
-    run_id: str
-    ruleset: str
-    round: int
-    lives: int
-    wins: int
-    gold: int
-    status: str
-    shop: list[Offer | None]
-    warband: list[Member]
-    rating_change_pending: float
-    created_at: str
-
-
-class RunList(BaseModel):
-    runs: list[Run]
 
 
 class RunListQuery(Query):
@@ -76,25 +43,6 @@ class EndTurn(Arrange):
     round: Annotated[int, Field(ge=1, le=10_000)] | None = None
 
 
-class Opponent(BaseModel):
-    snapshot_id: int
-    rating: int
-    is_bot: bool
-    round: int
-
-
-class TurnResult(BaseModel):
-    battle_id: int
-    round: int
-    opponent: Opponent
-    pairing: str
-    winner: str
-    lives: int
-    wins: int
-    status: str
-    rating_change_pending: float
-
-
 class NoBody(Body):
     pass
 
@@ -104,28 +52,32 @@ def run_id(call: Call) -> UUID:
 
 
 @endpoints.route(
-    "POST", "/v1/runs", summary="Start a run", response=Run, status=201, errors=(401, 429)
+    "POST", "/v1/runs", summary="Start a run", response=runs.Run, status=201, errors=(401, 429)
 )
-async def start_run(call: Call) -> dict[str, Any]:
+async def start_run(call: Call) -> runs.Run:
     return await runs.start(call.request.app[POOL], call.player)
 
 
 @endpoints.route(
-    "GET", "/v1/runs", summary="Your runs, newest first", query=RunListQuery, response=RunList
+    "GET", "/v1/runs", summary="Your runs, newest first", query=RunListQuery, response=runs.RunList
 )
-async def list_runs(call: Call) -> dict[str, Any]:
+async def list_runs(call: Call) -> runs.RunList:
     query: RunListQuery = call.query
-    return {"runs": await runs.list_own(call.request.app[POOL], call.player, query.limit)}
+    return await runs.list_own(call.request.app[POOL], call.player, query.limit)
 
 
 @endpoints.route(
-    "GET", "/v1/runs/{run_id}", summary="One of your runs", response=Run, errors=(401, 404, 429)
+    "GET",
+    "/v1/runs/{run_id}",
+    summary="One of your runs",
+    response=runs.Run,
+    errors=(401, 404, 429),
 )
-async def get_run(call: Call) -> dict[str, Any]:
+async def get_run(call: Call) -> runs.Run:
     return await runs.get(call.request.app[POOL], call.player, run_id(call))
 
 
-async def _move(call: Call, move: runs.ShopMove) -> dict[str, Any]:
+async def _move(call: Call, move: runs.ShopMove) -> runs.Run:
     return await runs.shop_move(call.request.app[POOL], call.player, run_id(call), move)
 
 
@@ -134,10 +86,10 @@ async def _move(call: Call, move: runs.ShopMove) -> dict[str, Any]:
     "/v1/runs/{run_id}/buy",
     summary="Buy the offer in a shop slot, placed at a board position (default: right end)",
     body=Buy,
-    response=Run,
+    response=runs.Run,
     errors=SHOP_ERRORS,
 )
-async def buy(call: Call) -> dict[str, Any]:
+async def buy(call: Call) -> runs.Run:
     body: Buy = call.body
     return await _move(call, lambda rules, s: shop.buy(rules, s, body.slot, body.position))
 
@@ -147,10 +99,10 @@ async def buy(call: Call) -> dict[str, Any]:
     "/v1/runs/{run_id}/sell",
     summary="Sell the cryptid at a board position",
     body=Sell,
-    response=Run,
+    response=runs.Run,
     errors=SHOP_ERRORS,
 )
-async def sell(call: Call) -> dict[str, Any]:
+async def sell(call: Call) -> runs.Run:
     body: Sell = call.body
     return await _move(call, lambda rules, s: shop.sell(rules, s, body.position))
 
@@ -160,10 +112,10 @@ async def sell(call: Call) -> dict[str, Any]:
     "/v1/runs/{run_id}/reroll",
     summary="New offers in the slots that are not frozen",
     body=NoBody,
-    response=Run,
+    response=runs.Run,
     errors=SHOP_ERRORS,
 )
-async def reroll(call: Call) -> dict[str, Any]:
+async def reroll(call: Call) -> runs.Run:
     return await _move(call, shop.reroll)
 
 
@@ -172,10 +124,10 @@ async def reroll(call: Call) -> dict[str, Any]:
     "/v1/runs/{run_id}/freeze",
     summary="Freeze (or with frozen=false thaw) a shop slot: it stays through rerolls and rounds",
     body=Freeze,
-    response=Run,
+    response=runs.Run,
     errors=SHOP_ERRORS,
 )
-async def freeze(call: Call) -> dict[str, Any]:
+async def freeze(call: Call) -> runs.Run:
     body: Freeze = call.body
     return await _move(call, lambda _, s: shop.freeze(s, body.slot, body.frozen))
 
@@ -185,10 +137,10 @@ async def freeze(call: Call) -> dict[str, Any]:
     "/v1/runs/{run_id}/arrange",
     summary="Reorder the board (order[i] = old position now at i) and choose abilities",
     body=Arrange,
-    response=Run,
+    response=runs.Run,
     errors=SHOP_ERRORS,
 )
-async def arrange(call: Call) -> dict[str, Any]:
+async def arrange(call: Call) -> runs.Run:
     body: Arrange = call.body
     return await _move(call, lambda _, s: shop.arrange(s, body.order, body.abilities))
 
@@ -201,13 +153,13 @@ async def arrange(call: Call) -> dict[str, Any]:
         " Idempotency-Key) so that a retry returns the same battle."
     ),
     body=EndTurn,
-    response=TurnResult,
+    response=runs.TurnResult,
     errors=(400, *SHOP_ERRORS),
 )
-async def end_turn(call: Call) -> Reply:
+async def end_turn(call: Call) -> runs.TurnResult:
     body: EndTurn = call.body
     settings = call.request.app[SETTINGS]
-    answer = await runs.end_turn(
+    return await runs.end_turn(
         call.request.app[POOL],
         call.player,
         run_id(call),
@@ -218,4 +170,3 @@ async def end_turn(call: Call) -> Reply:
         idempotency_key=call.request.headers.get("Idempotency-Key"),
         request=body.model_dump(),
     )
-    return Reply(answer, 200)

@@ -6,6 +6,7 @@ master before the workers start) and a scrape of any worker sums them all.
 
 import os
 
+import asyncpg
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -68,6 +69,14 @@ def pool_waiting(pool: object) -> int:
     """Tasks blocked in `pool.acquire()`; asyncpg keeps them in its holder queue's getters."""
     queue = getattr(pool, "_queue", None)
     return len(getattr(queue, "_getters", ()))
+
+
+def sample_pool(pool: asyncpg.Pool) -> None:
+    """Set this process's database pool gauges from the pool as it is now."""
+    size = pool.get_size()
+    DB_POOL_SIZE.set(size)
+    DB_POOL_IN_USE.set(size - pool.get_idle_size())
+    DB_POOL_WAITING.set(pool_waiting(pool))
 
 
 class _Fixed(Collector):

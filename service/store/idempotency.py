@@ -9,7 +9,6 @@ import asyncpg
 @dataclass(frozen=True)
 class KeyRow:
     request_hash: bytes
-    status: int | None
     response: bytes | None
 
 
@@ -31,21 +30,19 @@ async def try_insert(
 
 async def get(conn: asyncpg.Connection, player_id: UUID, key: str) -> KeyRow:
     row = await conn.fetchrow(
-        "SELECT request_hash, status, response FROM idempotency_keys"
-        " WHERE player_id = $1 AND key = $2",
+        "SELECT request_hash, response FROM idempotency_keys WHERE player_id = $1 AND key = $2",
         player_id,
         key,
     )
-    return KeyRow(bytes(row["request_hash"]), row["status"], row["response"])
+    return KeyRow(bytes(row["request_hash"]), row["response"])
 
 
 async def set_response(
-    conn: asyncpg.Connection, player_id: UUID, key: str, status: int, response: bytes
+    conn: asyncpg.Connection, player_id: UUID, key: str, response: bytes
 ) -> None:
     await conn.execute(
-        "UPDATE idempotency_keys SET status = $3, response = $4 WHERE player_id = $1 AND key = $2",
+        "UPDATE idempotency_keys SET response = $3 WHERE player_id = $1 AND key = $2",
         player_id,
         key,
-        status,
         response,
     )

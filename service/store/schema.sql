@@ -107,11 +107,19 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     player_id    uuid NOT NULL REFERENCES players (player_id),
     key          text NOT NULL,
     request_hash bytea NOT NULL,
-    status       integer,
     response     bytea,
     created_at   timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (player_id, key)
 );
+-- The answer's status is the endpoint's own; databases made before kept it in a column.
+-- Looked up first, so that a start-up does not lock the table when there is nothing to drop.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns
+               WHERE table_name = 'idempotency_keys' AND column_name = 'status') THEN
+        ALTER TABLE idempotency_keys DROP COLUMN status;
+    END IF;
+END $$;
 
 -- Matches
 -- A match is its seed plus an append-only action log; `state` caches the game's dump_state.

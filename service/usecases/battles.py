@@ -1,14 +1,15 @@
 """Use-cases of battles: simulate one on demand, read a stored one and its replay."""
 
 import time
-from typing import Any
 from uuid import UUID
 
 import asyncpg
+from typing_extensions import TypedDict
 
 from service.games.cryptids.content import DEFAULT_RULESET, UnknownRulesetError, load_ruleset
 from service.games.cryptids.engine import simulate
-from service.games.cryptids.replay import result_to_wire
+from service.games.cryptids.outcome import BattleOutcome, result_to_wire
+from service.games.cryptids.replay import ReplayWire
 from service.games.cryptids.warband import WarbandError
 from service.runtime import metrics
 from service.store import battles, snapshots
@@ -17,13 +18,50 @@ from service.store.snapshots import SnapshotRow
 from service.usecases.errors import NotFound, invalid_field
 
 
+class Cryptid(TypedDict):
+    species: str
+    ability: int
+    level: int
+
+
+class BattleSide(TypedDict):
+    snapshot_id: int
+    round: int
+    rating: int
+    wins: int
+    lives: int
+    is_bot: bool
+    cryptids: list[Cryptid]
+
+
+class BattleHealth(TypedDict):
+    player: int
+    ghost: int
+
+
+class Battle(TypedDict):
+    battle_id: int
+    round: int
+    ruleset: str
+    seed: int
+    pairing: str
+    rating_gap: int
+    winner: str
+    rolls: int
+    health: BattleHealth
+    rating_change: float
+    player: BattleSide
+    ghost: BattleSide
+    created_at: str
+
+
 def simulate_battle(
     ruleset_id: str | None,
     seed: int,
     a: list[tuple[str, int, int]],
     b: list[tuple[str, int, int]],
     include_replay: bool,
-) -> dict[str, Any]:
+) -> BattleOutcome:
     """One battle on demand, nothing stored; a field the ruleset refuses is named."""
     try:
         ruleset = load_ruleset(ruleset_id or DEFAULT_RULESET)
@@ -39,7 +77,7 @@ def simulate_battle(
     return result_to_wire(result, include_replay)
 
 
-def _snapshot_to_wire(snapshot: SnapshotRow) -> dict[str, Any]:
+def _snapshot_to_wire(snapshot: SnapshotRow) -> BattleSide:
     return {
         "snapshot_id": snapshot.snapshot_id,
         "round": snapshot.round,
@@ -62,7 +100,7 @@ async def _readable(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> Batt
     return battle
 
 
-async def get(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> dict[str, Any]:
+async def get(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> Battle:
     battle = await _readable(pool, player_id, battle_id)
     mine = await snapshots.get(pool, battle.player_snapshot_id)
     ghost = await snapshots.get(pool, battle.ghost_snapshot_id)
@@ -83,7 +121,7 @@ async def get(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> dict[str, 
     }
 
 
-async def replay(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> dict[str, Any]:
+async def replay(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> ReplayWire:
     """Re-simulated from the stored inputs under the stored ruleset: the same bytes every time."""
     battle = await _readable(pool, player_id, battle_id)
     mine = await snapshots.get(pool, battle.player_snapshot_id)

@@ -4,14 +4,24 @@ import dataclasses
 from functools import cache
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from service.games.cryptids.content import (
     DEFAULT_RULESET,
     Ability,
-    UnknownRulesetError,
     available_rulesets,
     load_ruleset,
 )
-from service.usecases.errors import invalid_field
+
+
+class CryptidCatalogue(TypedDict):
+    ruleset: str
+    rulesets: list[str]
+    battle: dict[str, int]
+    shop: dict[str, Any]
+    run: dict[str, int]
+    species: list[dict[str, Any]]
+    tokens: list[dict[str, Any]]
 
 
 def load_all() -> None:
@@ -33,7 +43,7 @@ def _ability(ability: Ability) -> dict[str, Any]:
 
 
 @cache
-def _catalogue(ruleset_id: str) -> dict[str, Any]:
+def _catalogue(ruleset_id: str) -> CryptidCatalogue:
     ruleset = load_ruleset(ruleset_id)
     return {
         "ruleset": ruleset.id,
@@ -66,8 +76,6 @@ def _catalogue(ruleset_id: str) -> dict[str, Any]:
     }
 
 
-def cryptid_catalogue(ruleset_id: str | None) -> dict[str, Any]:
-    try:
-        return _catalogue(ruleset_id or DEFAULT_RULESET)
-    except UnknownRulesetError as exc:
-        raise invalid_field("query.ruleset", str(exc)) from exc
+def cryptid_catalogue(ruleset_id: str | None) -> CryptidCatalogue:
+    """The catalogue of a ruleset (default: the current one); `UnknownRulesetError` if none."""
+    return _catalogue(ruleset_id or DEFAULT_RULESET)

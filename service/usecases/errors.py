@@ -1,58 +1,54 @@
-"""Errors a use-case raises; the HTTP layer answers each in the one error shape."""
+"""Refusals a use-case raises, by kind; the HTTP layer gives each kind its status.
+
+Every refusal has a stable code and changes nothing.
+"""
 
 from collections.abc import Mapping
 from typing import Any
 
 
 class ServiceError(Exception):
-    """A refusal with a fitting status and a stable code; nothing was changed."""
+    """A refusal: a stable `code`, a message for people, and details for programs."""
 
-    status = 400
     code = "bad_request"
 
     def __init__(
-        self,
-        message: str,
-        details: Mapping[str, Any] | None = None,
-        *,
-        code: str | None = None,
-        status: int | None = None,
+        self, message: str, details: Mapping[str, Any] | None = None, *, code: str | None = None
     ) -> None:
         super().__init__(message)
         self.message = message
         self.details = dict(details or {})
         if code is not None:
             self.code = code
-        if status is not None:
-            self.status = status
+
+
+class BadRequest(ServiceError):
+    """The request itself is malformed (a header out of its bounds, …)."""
 
 
 class NotFound(ServiceError):
-    status = 404
     code = "not_found"
 
 
 class Forbidden(ServiceError):
-    status = 403
     code = "forbidden"
 
 
 class Conflict(ServiceError):
-    status = 409
+    """The request clashes with the resource's state (a stale version, a finished run, …)."""
+
     code = "conflict"
 
 
 class Illegal(ServiceError):
     """Valid syntax, but not allowed by the rules or the state."""
 
-    status = 422
     code = "illegal"
 
 
-class InvalidFields(ServiceError):
+class InvalidFields(Illegal):
     """Fields that decode but are not acceptable, each named: `details.fields`."""
 
-    status = 422
     code = "invalid_field"
 
     def __init__(self, fields: list[tuple[str, str]]) -> None:

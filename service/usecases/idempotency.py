@@ -1,28 +1,23 @@
-"""Retried writes: the same Idempotency-Key with the same body gets the stored answer.
+"""Retried writes: the same Idempotency-Key with the same request gets the stored answer.
 
-Use inside the write's own transaction: `begin` claims the key (or returns the stored answer),
-the write runs, `finish` stores its answer; a rollback releases the key with everything else.
+`once` runs inside the write's own transaction: it claims the key (or finds the stored answer),
+runs the write, and stores its answer; a rollback releases the key with everything else.
 """
 
 import hashlib
 import json
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 import asyncpg
 import msgpack
 
 from service.store import idempotency as store
-from service.usecases.errors import Conflict, ServiceError
+from service.usecases.errors import BadRequest, Conflict
 
 MAX_KEY_LENGTH = 200
-
-
-@dataclass(frozen=True)
-class StoredAnswer:
-    status: int
-    body: Any
+T = TypeVar("T")
 
 
 def request_hash(scope: str, body: Any) -> bytes:
@@ -30,35 +25,41 @@ def request_hash(scope: str, body: Any) -> bytes:
     return hashlib.sha256(canonical.encode()).digest()
 
 
-def check_key(key: str) -> None:
+def _check_key(key: str) -> None:
     if not 1 <= len(key) <= MAX_KEY_LENGTH:
-        raise ServiceError(
+        raise BadRequest(
             f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters",
             code="invalid_idempotency_key",
-            status=400,
         )
 
 
-async def begin(
-    conn: asyncpg.Connection, player_id: UUID, key: str, scope: str, body: Any
-) -> StoredAnswer | None:
-    """None when the caller should do the write; else the answer stored for this key."""
-    check_key(key)
-    digest = request_hash(scope, body)
-    if await store.try_insert(conn, player_id, key, digest):
-        return None
-    row = await store.get(conn, player_id, key)
-    if row.request_hash != digest:
-        raise Conflict(
-            "this Idempotency-Key was used with another request",
-            code="idempotency_conflict",
-        )
-    if row.status is None or row.response is None:
-        raise Conflict("the first request with this key is still running", code="in_progress")
-    return StoredAnswer(row.status, msgpack.unpackb(row.response, raw=False))
+async def once(
+    conn: asyncpg.Connection,
+    player_id: UUID,
+    key: str | None,
+    scope: str,
+    request: Any,
+    write: Callable[[], Awaitable[T]],
+) -> T:
+    """`write()`'s answer, run at most once per (player, key); without a key, just `write()`.
 
-
-async def finish(
-    conn: asyncpg.Connection, player_id: UUID, key: str, status: int, body: Any
-) -> None:
-    await store.set_response(conn, player_id, key, status, msgpack.packb(body))
+    The same key with another scope or request is a conflict, as is a key whose first
+    request has not finished.
+    """
+    if key is None:
+        return await write()
+    _check_key(key)
+    digest = request_hash(scope, request)
+    if not await store.try_insert(conn, player_id, key, digest):
+        row = await store.get(conn, player_id, key)
+        if row.request_hash != digest:
+            raise Conflict(
+                "this Idempotency-Key was used with another request",
+                code="idempotency_conflict",
+            )
+        if row.response is None:
+            raise Conflict("the first request with this key is still running", code="in_progress")
+        return cast(T, msgpack.unpackb(row.response, raw=False))
+    answer = await write()
+    await store.set_response(conn, player_id, key, msgpack.packb(answer))
+    return answer

@@ -4,10 +4,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import asyncpg
 from prometheus_client.core import Metric
+from typing_extensions import TypedDict
 
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 from service.runtime import metrics
@@ -20,6 +20,51 @@ from service.usecases.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
 class Thresholds:
     thin_pool: int
     high_bot_rate: float
+
+
+class RoundHealth(TypedDict):
+    round: int
+    pool_depth: int
+    pairings_hour: dict[str, int]
+    pairings_day: dict[str, int]
+    total_hour: int
+    total_day: int
+    bot_rate_hour: float | None
+    bot_rate_day: float | None
+    fallback_rate_hour: float | None
+    fallback_rate_day: float | None
+    rating_gap_p50: float | None
+    rating_gap_p90: float | None
+    pairing_ms_p50: float | None
+    pairing_ms_p99: float | None
+    alerts: list[str]
+
+
+class HourHealth(TypedDict):
+    hour: str
+    pairings: int
+    bot_rate: float | None
+    fallback_rate: float | None
+
+
+class GameHealth(TypedDict):
+    game: str
+    active_matches: int
+    waiting_matches: int
+    waiting_seats: int
+    median_turn_seconds: float | None
+    timeouts_day: int
+    actions_hour: int
+
+
+class Matchmaking(TypedDict):
+    generated_at: str
+    ruleset: str
+    snapshot_ttl_seconds: float
+    thresholds: dict[str, float]
+    rounds: list[RoundHealth]
+    timeline: list[HourHealth]
+    games: list[GameHealth]
 
 
 def quantile(bounds: Sequence[float], counts: Sequence[int], q: float) -> float | None:
@@ -61,7 +106,7 @@ def _round_report(
     ladder: tuple[str, ...],
     hour_start: datetime,
     limits: Thresholds,
-) -> dict[str, Any]:
+) -> RoundHealth:
     hour = dict.fromkeys(ladder, 0)
     day = dict.fromkeys(ladder, 0)
     for row in rows:
@@ -96,13 +141,13 @@ def _round_report(
     }
 
 
-def _timeline(rows: Sequence[PairingRow], now: datetime) -> list[dict[str, Any]]:
+def _timeline(rows: Sequence[PairingRow], now: datetime) -> list[HourHealth]:
     by_hour: dict[datetime, dict[str, int]] = defaultdict(dict)
     for row in rows:
         counts = by_hour[row.hour]
         counts[row.rung] = counts.get(row.rung, 0) + row.pairings
     start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=23)
-    timeline = []
+    timeline: list[HourHealth] = []
     for step in range(24):
         hour = start + timedelta(hours=step)
         total, bots, fallbacks = _rates(by_hour.get(hour, {}))
@@ -117,7 +162,7 @@ def _timeline(rows: Sequence[PairingRow], now: datetime) -> list[dict[str, Any]]
     return timeline
 
 
-async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds) -> dict[str, Any]:
+async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds) -> Matchmaking:
     """Per round and per game, the figures an operator watches (DESIGN §1, ops dashboard)."""
     now = datetime.now(UTC)
     hour_start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)

@@ -9,17 +9,18 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 from uuid import UUID
 
 import asyncpg
+from typing_extensions import TypedDict
 
+from service.games.cryptids import run as rules
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, Ruleset, load_ruleset
-from service.games.cryptids.engine import simulate
-from service.games.cryptids.rating import elo_change
+from service.games.cryptids.engine import BattleResult, simulate
 from service.games.cryptids.shop import Shop, ShopError
-from service.games.kernel.rng import MASK64, derive_seed
+from service.games.kernel.rng import MASK64
 from service.runtime import metrics
 from service.store import battles, players, runs, snapshots, stats
 from service.store.battles import BattleRow
@@ -27,11 +28,59 @@ from service.store.runs import RunRow
 from service.usecases import idempotency, pairing
 from service.usecases.errors import Conflict, Illegal, NotFound
 
-BATTLE_SALT = 0xBA77_1E00_0000_0000
-SHOPPING = "shopping"
-WINNERS = {"a": "player", "b": "ghost", "draw": "draw"}
-
 ShopMove = Callable[[Ruleset, Shop], Shop]
+
+
+class Offer(TypedDict):
+    slot: int
+    species: str
+    tier: int
+    cost: int
+    frozen: bool
+
+
+class Member(TypedDict):
+    position: int
+    species: str
+    ability: int
+    level: int
+
+
+class Run(TypedDict):
+    run_id: str
+    ruleset: str
+    round: int
+    lives: int
+    wins: int
+    gold: int
+    status: str
+    shop: list[Offer | None]
+    warband: list[Member]
+    rating_change_pending: float
+    created_at: str
+
+
+class RunList(TypedDict):
+    runs: list[Run]
+
+
+class Opponent(TypedDict):
+    snapshot_id: int
+    rating: int
+    is_bot: bool
+    round: int
+
+
+class TurnResult(TypedDict):
+    battle_id: int
+    round: int
+    opponent: Opponent
+    pairing: str
+    winner: str
+    lives: int
+    wins: int
+    status: str
+    rating_change_pending: float
 
 
 @dataclass(frozen=True)
@@ -39,11 +88,23 @@ class PairingPolicy:
     snapshot_ttl_seconds: float
 
 
-def battle_seed(run_seed: int, round_: int) -> int:
-    return derive_seed(run_seed, BATTLE_SALT ^ round_)
+@dataclass(frozen=True)
+class Ghost:
+    """The snapshot a battle was fought against: a player's or a bot's."""
+
+    snapshot_id: int
+    player_id: UUID | None
+    rating: int
+    round: int
+    rung: str
+    warband: list[list[Any]]
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id is None
 
 
-def run_to_wire(run: RunRow) -> dict[str, Any]:
+def _run_answer(run: RunRow) -> Run:
     shop = Shop.from_dict(run.shop)
     return {
         "run_id": str(run.run_id),
@@ -74,48 +135,19 @@ def run_to_wire(run: RunRow) -> dict[str, Any]:
     }
 
 
-class RunAfter(NamedTuple):
-    """The run as a battle left it."""
-
-    lives: int
-    wins: int
-    status: str
-    pending: float
-
-
-@dataclass(frozen=True)
-class Opponent:
-    """The ghost a battle was fought against: a player's snapshot or a bot's."""
-
-    snapshot_id: int
-    player_id: UUID | None
-    rating: int
-    round: int
-    rung: str
-    warband: list[list[Any]]
-
-    @property
-    def is_bot(self) -> bool:
-        return self.player_id is None
-
-
-def turn_answer(
-    battle_id: int,
-    round_: int,
-    opponent: Opponent,
-    winner: str,
-    after: RunAfter,
-) -> dict[str, Any]:
+def _turn_answer(
+    battle_id: int, round_: int, ghost: Ghost, winner: str, after: rules.Standing
+) -> TurnResult:
     return {
         "battle_id": battle_id,
         "round": round_,
         "opponent": {
-            "snapshot_id": opponent.snapshot_id,
-            "rating": opponent.rating,
-            "is_bot": opponent.is_bot,
-            "round": opponent.round,
+            "snapshot_id": ghost.snapshot_id,
+            "rating": ghost.rating,
+            "is_bot": ghost.is_bot,
+            "round": ghost.round,
         },
-        "pairing": opponent.rung,
+        "pairing": ghost.rung,
         "winner": winner,
         "lives": after.lives,
         "wins": after.wins,
@@ -124,7 +156,7 @@ def turn_answer(
     }
 
 
-async def start(pool: asyncpg.Pool, player_id: UUID, seed: int | None = None) -> dict[str, Any]:
+async def start(pool: asyncpg.Pool, player_id: UUID, seed: int | None = None) -> Run:
     """A new run under the current ruleset; the seed is random unless given (tests, tools)."""
     ruleset = load_ruleset(DEFAULT_RULESET)
     run_seed = secrets.randbits(64) if seed is None else seed & MASK64
@@ -133,18 +165,18 @@ async def start(pool: asyncpg.Pool, player_id: UUID, seed: int | None = None) ->
         row = await runs.insert(
             conn, player_id, ruleset.id, run_seed, ruleset.run.lives, shop.to_dict()
         )
-    return run_to_wire(row)
+    return _run_answer(row)
 
 
-async def get(pool: asyncpg.Pool, player_id: UUID, run_id: UUID) -> dict[str, Any]:
+async def get(pool: asyncpg.Pool, player_id: UUID, run_id: UUID) -> Run:
     row = await runs.get(pool, run_id, player_id)
     if row is None:
         raise NotFound(f"no run {run_id}")
-    return run_to_wire(row)
+    return _run_answer(row)
 
 
-async def list_own(pool: asyncpg.Pool, player_id: UUID, limit: int) -> list[dict[str, Any]]:
-    return [run_to_wire(row) for row in await runs.list_for(pool, player_id, limit)]
+async def list_own(pool: asyncpg.Pool, player_id: UUID, limit: int) -> RunList:
+    return {"runs": [_run_answer(row) for row in await runs.list_for(pool, player_id, limit)]}
 
 
 async def _locked(conn: asyncpg.Connection, player_id: UUID, run_id: UUID) -> RunRow:
@@ -155,7 +187,7 @@ async def _locked(conn: asyncpg.Connection, player_id: UUID, run_id: UUID) -> Ru
 
 
 def _refuse_finished(run: RunRow) -> None:
-    if run.status != SHOPPING:
+    if run.status != rules.SHOPPING:
         raise Conflict(f"the run is over ({run.status})", code="run_over")
 
 
@@ -166,27 +198,30 @@ def _apply(move: ShopMove, ruleset: Ruleset, shop: Shop) -> Shop:
         raise Illegal(exc.message, code=exc.code) from exc
 
 
-async def shop_move(
-    pool: asyncpg.Pool, player_id: UUID, run_id: UUID, move: ShopMove
-) -> dict[str, Any]:
+async def shop_move(pool: asyncpg.Pool, player_id: UUID, run_id: UUID, move: ShopMove) -> Run:
     """Apply one shop move under the run's lock; an illegal move changes nothing."""
     async with pool.acquire() as conn, conn.transaction():
         run = await _locked(conn, player_id, run_id)
         _refuse_finished(run)
         shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
         await runs.save_shop(conn, run_id, shop)
-    return run_to_wire(dataclasses.replace(run, shop=shop))
+    return _run_answer(dataclasses.replace(run, shop=shop))
 
 
-async def _answer_of(conn: asyncpg.Connection, battle: BattleRow) -> dict[str, Any]:
-    ghost = await snapshots.get(conn, battle.ghost_snapshot_id)
-    opponent = Opponent(
-        ghost.snapshot_id, ghost.player_id, ghost.rating, ghost.round, battle.pairing, []
+async def _answer_of(conn: asyncpg.Connection, battle: BattleRow) -> TurnResult:
+    snapshot = await snapshots.get(conn, battle.ghost_snapshot_id)
+    ghost = Ghost(
+        snapshot.snapshot_id,
+        snapshot.player_id,
+        snapshot.rating,
+        snapshot.round,
+        battle.pairing,
+        [],
     )
-    after = RunAfter(
+    after = rules.Standing(
         battle.lives_after, battle.wins_after, battle.status_after, battle.rating_pending
     )
-    return turn_answer(battle.battle_id, battle.round, opponent, battle.winner, after)
+    return _turn_answer(battle.battle_id, battle.round, ghost, battle.winner, after)
 
 
 async def end_turn(
@@ -200,42 +235,55 @@ async def end_turn(
     policy: PairingPolicy,
     idempotency_key: str | None = None,
     request: Any = None,
-) -> dict[str, Any]:
+) -> TurnResult:
     """Snapshot the warband, pair it, fight, and move the run on; retries get the same battle."""
     async with pool.acquire() as conn, conn.transaction():
-        if idempotency_key is not None:
-            stored = await idempotency.begin(
-                conn, player_id, idempotency_key, f"end-turn:{run_id}", request
-            )
-            if stored is not None:
-                return dict(stored.body)
-        run = await _locked(conn, player_id, run_id)
-        shop = Shop.from_dict(run.shop)
-        if round_ is not None and round_ != shop.round:
+
+        async def write() -> TurnResult:
+            run = await _locked(conn, player_id, run_id)
+            shop = Shop.from_dict(run.shop)
+            if round_ is None or round_ == shop.round:
+                _refuse_finished(run)
+                return await _fight(conn, run, shop, order, abilities, policy)
             earlier = await battles.of_round(conn, run_id, round_) if round_ < shop.round else None
             if earlier is None:
                 raise Illegal(
                     f"round {round_} is not this run's current round ({shop.round})",
                     code="wrong_round",
                 )
-            answer = await _answer_of(conn, earlier)
-        else:
-            _refuse_finished(run)
-            answer = await _fight(conn, run, shop, order, abilities, policy)
-        if idempotency_key is not None:
-            await idempotency.finish(conn, player_id, idempotency_key, 200, answer)
-    return answer
+            return await _answer_of(conn, earlier)
+
+        return await idempotency.once(
+            conn, player_id, idempotency_key, f"end-turn:{run_id}", request, write
+        )
 
 
 def _warband(members: Sequence[shops.Member]) -> list[list[Any]]:
     return [[m.species, m.ability, m.level] for m in members]
 
 
-async def _find_opponent(
+async def _store_snapshot(conn: asyncpg.Connection, run: RunRow, shop: Shop) -> int:
+    """The player's warband, frozen for this round; it enters the pairing pool."""
+    await stats.count_snapshot(conn, run.ruleset, shop.round, run.run_id.int)
+    return await snapshots.insert(
+        conn,
+        run_id=run.run_id,
+        player_id=run.player_id,
+        round_=shop.round,
+        ruleset=run.ruleset,
+        rating=run.rating_at_start,
+        wins=run.wins,
+        lives=run.lives,
+        warband=_warband(shop.warband),
+        is_bot=False,
+    )
+
+
+async def _ladder(
     conn: asyncpg.Connection, run: RunRow, ruleset: Ruleset, round_: int, policy: PairingPolicy
-) -> Opponent:
+) -> Ghost:
     """A player's ghost from the pairing ladder, or else a bot stored as a snapshot."""
-    ghost = await pairing.find_ghost(
+    found = await pairing.find_ghost(
         conn,
         run_seed=run.seed,
         ruleset=run.ruleset,
@@ -245,13 +293,13 @@ async def _find_opponent(
         exclude_players=[run.player_id, *await battles.opponents_met(conn, run.run_id)],
         ttl_seconds=policy.snapshot_ttl_seconds,
     )
-    if ghost is not None:
-        warband = (await snapshots.get(conn, ghost.snapshot_id)).warband
-        return Opponent(
-            ghost.snapshot_id, ghost.player_id, ghost.rating, ghost.round, ghost.rung, warband
+    if found is not None:
+        warband = (await snapshots.get(conn, found.snapshot_id)).warband
+        return Ghost(
+            found.snapshot_id, found.player_id, found.rating, found.round, found.rung, warband
         )
     warband = _warband(shops.bot_warband(ruleset, run.seed, round_))
-    # A bot is rated like the player, so the rating gap reads 0 and nothing is won or lost.
+    # A bot is rated like the player, so the rating gap reads 0.
     snapshot_id = await snapshots.insert(
         conn,
         run_id=None,
@@ -264,19 +312,37 @@ async def _find_opponent(
         warband=warband,
         is_bot=True,
     )
-    return Opponent(snapshot_id, None, run.rating_at_start, round_, pairing.RUNG_BOT, warband)
+    return Ghost(snapshot_id, None, run.rating_at_start, round_, pairing.RUNG_BOT, warband)
 
 
-def _run_after(run: RunRow, ruleset: Ruleset, winner: str, change: float) -> RunAfter:
-    """The run once this battle is counted."""
-    lives = run.lives - (winner == "ghost")
-    wins = run.wins + (winner == "player")
-    status = SHOPPING
-    if wins >= ruleset.run.wins_to_finish:
-        status = "won"
-    elif lives <= 0:
-        status = "lost"
-    return RunAfter(lives, wins, status, run.rating_change + change)
+@dataclass(frozen=True)
+class Pairing:
+    ghost: Ghost
+    gap: int
+    ms: float
+
+
+async def _pair(
+    conn: asyncpg.Connection, run: RunRow, ruleset: Ruleset, round_: int, policy: PairingPolicy
+) -> Pairing:
+    """The ghost, with the figures of how it was found counted for the ops report."""
+    started = time.perf_counter()
+    ghost = await _ladder(conn, run, ruleset, round_, policy)
+    ms = (time.perf_counter() - started) * 1000
+    gap = abs(ghost.rating - run.rating_at_start)
+    await stats.count_pairing(conn, round_, ghost.rung, run.run_id.int, gap, ms)
+    metrics.PAIRINGS.labels(ghost.rung).inc()
+    metrics.PAIRING_GAP.observe(gap)
+    metrics.PAIRING_SECONDS.observe(ms / 1000)
+    return Pairing(ghost, gap, ms)
+
+
+def _battle(ruleset: Ruleset, seed: int, warband: list[list[Any]], ghost: Ghost) -> BattleResult:
+    started = time.perf_counter()
+    result = simulate(ruleset, seed, warband, ghost.warband, record=False)
+    metrics.BATTLE_SECONDS.labels("end_turn").observe(time.perf_counter() - started)
+    metrics.BATTLES.labels("end_turn").inc()
+    return result
 
 
 async def _fight(
@@ -286,50 +352,25 @@ async def _fight(
     order: list[int] | None,
     abilities: list[int] | None,
     policy: PairingPolicy,
-) -> dict[str, Any]:
+) -> TurnResult:
     ruleset = load_ruleset(run.ruleset)
     shop = _apply(lambda _, s: shops.arrange(s, order, abilities), ruleset, shop)
     if not shop.warband:
         raise Illegal("the warband is empty: buy a cryptid first", code="empty_warband")
-    warband = _warband(shop.warband)
     round_ = shop.round
-    shard = run.run_id.int
-    await stats.count_snapshot(conn, run.ruleset, round_, shard)
-    player_snapshot = await snapshots.insert(
-        conn,
-        run_id=run.run_id,
-        player_id=run.player_id,
-        round_=round_,
-        ruleset=run.ruleset,
-        rating=run.rating_at_start,
-        wins=run.wins,
-        lives=run.lives,
-        warband=warband,
-        is_bot=False,
-    )
+    snapshot_id = await _store_snapshot(conn, run, shop)
+    paired = await _pair(conn, run, ruleset, round_, policy)
+    ghost = paired.ghost
 
-    started = time.perf_counter()
-    opponent = await _find_opponent(conn, run, ruleset, round_, policy)
-    pairing_ms = (time.perf_counter() - started) * 1000
-    gap = abs(opponent.rating - run.rating_at_start)
-    await stats.count_pairing(conn, round_, opponent.rung, shard, gap, pairing_ms)
-    metrics.PAIRINGS.labels(opponent.rung).inc()
-    metrics.PAIRING_GAP.observe(gap)
-    metrics.PAIRING_SECONDS.observe(pairing_ms / 1000)
-
-    seed = battle_seed(run.seed, round_)
-    started = time.perf_counter()
-    result = simulate(ruleset, seed, warband, opponent.warband, record=False)
-    metrics.BATTLE_SECONDS.labels("end_turn").observe(time.perf_counter() - started)
-    metrics.BATTLES.labels("end_turn").inc()
-    winner = WINNERS[result.winner]
-    # Bots are not players: a battle against one does not move the rating.
-    change = (
-        0.0
-        if opponent.is_bot
-        else elo_change(run.rating_at_start, opponent.rating, winner, ruleset.run.elo_k)
+    seed = rules.battle_seed(run.seed, round_)
+    result = _battle(ruleset, seed, _warband(shop.warband), ghost)
+    winner = rules.WINNERS[result.winner]
+    change = rules.rating_change(
+        ruleset.run, run.rating_at_start, ghost.rating, winner, ghost.is_bot
     )
-    after = _run_after(run, ruleset, winner, change)
+    before = rules.Standing(run.lives, run.wins, run.status, run.rating_change)
+    after = rules.after_battle(ruleset.run, before, winner, change)
+
     await runs.save_after_battle(
         conn,
         run.run_id,
@@ -339,20 +380,20 @@ async def _fight(
         shop=shops.next_round(ruleset, shop).to_dict(),
         rating_change=after.pending,
     )
-    if after.status != SHOPPING:
+    if after.over:
         await players.add_rating(conn, run.player_id, round(after.pending))
     battle_id = await battles.insert(
         conn,
         run_id=run.run_id,
         round_=round_,
-        player_snapshot_id=player_snapshot,
-        ghost_snapshot_id=opponent.snapshot_id,
-        ghost_player_id=opponent.player_id,
+        player_snapshot_id=snapshot_id,
+        ghost_snapshot_id=ghost.snapshot_id,
+        ghost_player_id=ghost.player_id,
         ruleset=run.ruleset,
         seed=seed,
-        pairing=opponent.rung,
-        rating_gap=gap,
-        pairing_ms=pairing_ms,
+        pairing=ghost.rung,
+        rating_gap=paired.gap,
+        pairing_ms=paired.ms,
         winner=winner,
         rolls=result.rolls,
         health_player=result.health_a,
@@ -363,4 +404,4 @@ async def _fight(
         status_after=after.status,
         rating_pending=after.pending,
     )
-    return turn_answer(battle_id, round_, opponent, winner, after)
+    return _turn_answer(battle_id, round_, ghost, winner, after)

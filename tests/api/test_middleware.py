@@ -89,7 +89,9 @@ async def test_unexpected_error_is_500_in_the_error_shape_without_a_trace(
     await site.start()
     try:
         async with aiohttp.ClientSession() as session:
-            api = Api(session, f"http://127.0.0.1:{runner.addresses[0][1]}")
+            # A bare app without the service's routes has no OpenAPI document to check against.
+            base = f"http://127.0.0.1:{runner.addresses[0][1]}"
+            api = Api(session, base, check_answers=False)
             answer = await api.get("/broken", fmt="msgpack")
     finally:
         await runner.cleanup()

@@ -1,10 +1,14 @@
+import json
 import re
 
+import pytest
 from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
 
-from service.app import create_app
+from service.api.openapi import build_document
+from service.app import ENDPOINT_TABLES, create_app
 from service.config import Settings
-from tests.http import Api
+from tests.http import Answer, Api, Document, UndocumentedAnswer
 
 
 async def test_openapi_document_lists_every_route_of_the_app(api: Api, settings: Settings) -> None:
@@ -51,3 +55,56 @@ async def test_every_refusal_an_endpoint_can_give_is_documented(api: Api) -> Non
     ops = document["paths"]["/v1/ops/matchmaking"]["get"]["responses"]
     assert {"401", "403"} <= set(ops)
     assert "429" not in document["paths"]["/healthz"]["get"]["responses"]
+
+
+async def test_every_documented_success_has_a_schema(api: Api) -> None:
+    document = (await api.get("/v1/openapi.json")).body
+    missing = [
+        f"{method.upper()} {path} {status}"
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        for status, answer in operation["responses"].items()
+        if status.startswith("2")
+        and not all("schema" in media for media in answer.get("content", {None: {}}).values())
+    ]
+    assert missing == []
+
+
+async def test_the_replay_schema_describes_each_event_as_a_typed_tuple(api: Api) -> None:
+    document = (await api.get("/v1/openapi.json")).body
+    replay = document["paths"]["/v1/battles/{battle_id}/replay"]["get"]["responses"]["200"]
+    ref = replay["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    events = document["components"]["schemas"][ref]["properties"]["events"]["items"]["anyOf"]
+    kinds = {
+        kind
+        for event in events
+        for kind in event["prefixItems"][0].get("enum", [event["prefixItems"][0].get("const")])
+    }
+    assert {"roll", "damage", "heal", "death", "summon", "end", "chain_limit"} <= kinds
+    damage = next(e for e in events if e["prefixItems"][0].get("const") == "damage")
+    assert damage["minItems"] == damage["maxItems"] == 6
+
+
+def test_an_answer_that_drifts_from_its_schema_is_refused() -> None:
+    document = Document(build_document(ENDPOINT_TABLES))
+    answer = Answer(200, CIMultiDictProxy(CIMultiDict({"Content-Type": "application/json"})), b"")
+    run = {"run_id": "r", "ruleset": "x", "round": 1, "lives": 5, "wins": 0, "gold": 10}
+    complete = {
+        **run,
+        "status": "shopping",
+        "shop": [None],
+        "warband": [],
+        "rating_change_pending": 0.0,
+        "created_at": "now",
+    }
+    answer.raw = json.dumps(complete).encode()
+    document.check("GET", "/v1/runs/0b1d", answer)
+    answer.raw = json.dumps({**complete, "lives": "five"}).encode()
+    with pytest.raises(UndocumentedAnswer, match="does not match"):
+        document.check("GET", "/v1/runs/0b1d", answer)
+    answer.raw = json.dumps(run).encode()
+    with pytest.raises(UndocumentedAnswer, match="does not match"):
+        document.check("GET", "/v1/runs/0b1d", answer)
+    answer.status = 418
+    with pytest.raises(UndocumentedAnswer, match="not documented"):
+        document.check("GET", "/v1/runs/0b1d", answer)

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from service.games.cryptids import shop
+from service.games.cryptids import run, shop
 from service.games.cryptids.content import load_ruleset
 from service.games.cryptids.shop import Member, Offer, Shop, ShopError
-from service.usecases import pairing, runs
+from service.usecases import pairing
 
 RULES = load_ruleset()
 
@@ -198,5 +198,5 @@ def test_documented_salts_match_the_code() -> None:
         "SHOP_SALT": shop.SHOP_SALT,
         "BOT_SALT": shop.BOT_SALT,
         "PAIR_SALT": pairing.PAIR_SALT,
-        "BATTLE_SALT": runs.BATTLE_SALT,
+        "BATTLE_SALT": run.BATTLE_SALT,
     }

@@ -12,7 +12,8 @@ from service.games.cryptids.content import (
     load_ruleset,
 )
 from service.games.cryptids.engine import BattleResult, simulate
-from service.games.cryptids.replay import Replay, result_to_wire
+from service.games.cryptids.outcome import result_to_wire
+from service.games.cryptids.replay import Replay
 from service.games.cryptids.warband import (
     Pick,
     Warband,

@@ -23,10 +23,12 @@ import secrets
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, cast
 from uuid import UUID
 
 import asyncpg
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from service.games.kernel.protocol import Event, Game, GameError, IllegalAction, rebuild
 from service.games.registry import describe, get_game
@@ -35,22 +37,104 @@ from service.store.matches import MatchRow, SeatRow
 from service.store.notify import Hub
 from service.usecases import idempotency
 from service.usecases.errors import Conflict, Forbidden, Illegal, NotFound
-from service.usecases.matches.progress import Progress, event_wire
+from service.usecases.matches.progress import Progress, WireEvent, event_wire
 
 EVENT_PAGE = 500
 # A follower re-reads this often even without a notification, in case one was lost.
 RECHECK_SECONDS = 15.0
 
 
-def games() -> list[dict[str, Any]]:
-    return describe()
+class GameInfo(TypedDict):
+    id: str
+    ruleset: str
+    min_seats: int
+    max_seats: int
+    options: dict[str, Any]
+
+
+class GameList(TypedDict):
+    games: list[GameInfo]
+
+
+class Joined(TypedDict):
+    match_id: str
+    seat: Annotated[int | None, Field(description="your seat; null when every seat is a bot")]
+    version: int
+    status: str
+
+
+class SeatInfo(TypedDict):
+    seat: int
+    player_id: str | None
+    bot: bool
+
+
+class MatchState(TypedDict):
+    match_id: str
+    game: str
+    ruleset: str
+    status: str
+    version: int
+    seat: Annotated[int | None, Field(description="your seat; null for a spectator")]
+    seats: list[SeatInfo]
+    to_act: list[int]
+    view: dict[str, Any]
+    legal_actions: list[dict[str, Any]]
+    turn_seconds: int | None
+    turn_deadline: str | None
+    outcome: dict[str, Any] | None
+
+
+class ActionDone(TypedDict):
+    version: int
+    status: str
+    events: list[WireEvent]
+    view: dict[str, Any]
+    to_act: list[int]
+    legal_actions: list[dict[str, Any]]
+    outcome: dict[str, Any] | None
+
+
+class EventBatch(TypedDict):
+    events: list[WireEvent]
+    last_seq: Annotated[int, Field(description="pass as `after` next time")]
+    status: str
+    version: int
+
+
+class ReplayEvent(WireEvent):
+    visible_to: list[int] | None
+
+
+class ReplayAction(TypedDict):
+    version: int
+    seat: int
+    action: dict[str, Any]
+    source: str
+
+
+class MatchReplay(TypedDict):
+    match_id: str
+    game: str
+    ruleset: str
+    seed: int
+    seats: list[SeatInfo]
+    options: dict[str, Any]
+    actions: list[ReplayAction]
+    events: list[ReplayEvent]
+    final: dict[str, Any]
+    outcome: dict[str, Any] | None
+
+
+def games() -> GameList:
+    return {"games": cast(list[GameInfo], describe())}
 
 
 def _seat_of(seats: Sequence[SeatRow], player_id: UUID) -> int | None:
     return next((s.seat for s in seats if s.player_id == player_id), None)
 
 
-def _seats_wire(seats: Sequence[SeatRow]) -> list[dict[str, Any]]:
+def _seats_wire(seats: Sequence[SeatRow]) -> list[SeatInfo]:
     return [
         {
             "seat": s.seat,
@@ -63,7 +147,7 @@ def _seats_wire(seats: Sequence[SeatRow]) -> list[dict[str, Any]]:
 
 def _match_view(
     row: MatchRow, seats: Sequence[SeatRow], game: Game[Any], state: Any, player_id: UUID
-) -> dict[str, Any]:
+) -> MatchState:
     seat = _seat_of(seats, player_id)
     active = row.status == "active"
     return {
@@ -89,7 +173,7 @@ def _deadline(row: MatchRow) -> str | None:
     return row.due_at.isoformat()
 
 
-def _joined(match_id: UUID, seat: int | None, version: int, status: str) -> dict[str, Any]:
+def _joined(match_id: UUID, seat: int | None, version: int, status: str) -> Joined:
     return {"match_id": str(match_id), "seat": seat, "version": version, "status": status}
 
 
@@ -103,7 +187,7 @@ async def create(
     bots: list[int],
     turn_seconds: int | None,
     idempotency_key: str | None,
-) -> dict[str, Any]:
+) -> Joined:
     """A new match; the creator takes the first non-bot seat (none if every seat is a bot)."""
     try:
         game = get_game(game_id)
@@ -131,43 +215,40 @@ async def create(
         "turn_seconds": turn_seconds,
     }
     async with pool.acquire() as conn, conn.transaction():
-        if idempotency_key is not None:
-            stored = await idempotency.begin(
-                conn, player_id, idempotency_key, "create-match", request
+
+        async def write() -> Joined:
+            match_id = await store.insert_match(
+                conn,
+                game=game.id,
+                ruleset=game.ruleset,
+                seed=seed,
+                seats=seat_rows,
+                options=options,
+                state=game.dump_state(state),
+                turn_seconds=turn_seconds,
+                created_by=player_id,
             )
-            if stored is not None:
-                return dict(stored.body)
-        match_id = await store.insert_match(
-            conn,
-            game=game.id,
-            ruleset=game.ruleset,
-            seed=seed,
-            seats=seat_rows,
-            options=options,
-            state=game.dump_state(state),
-            turn_seconds=turn_seconds,
-            created_by=player_id,
+            row = await store.lock(conn, match_id)
+            assert row is not None
+            progress = Progress.of(row, seat_rows)
+            progress.emit(
+                Event("seat_taken", {"seat": s.seat, "bot": s.bot})
+                for s in seat_rows
+                if s.bot or s.player_id is not None
+            )
+            bots_pending = False
+            if creator is None or seats - len(bots) == 1:
+                progress.activate()
+                bots_pending = progress.run_bots()
+            await progress.save(conn, bots_pending)
+            return _joined(match_id, creator, progress.version, progress.status)
+
+        return await idempotency.once(
+            conn, player_id, idempotency_key, "create-match", request, write
         )
-        row = await store.lock(conn, match_id)
-        assert row is not None
-        progress = Progress.of(row, seat_rows)
-        progress.emit(
-            Event("seat_taken", {"seat": s.seat, "bot": s.bot})
-            for s in seat_rows
-            if s.bot or s.player_id is not None
-        )
-        bots_pending = False
-        if creator is None or seats - len(bots) == 1:
-            progress.activate()
-            bots_pending = progress.run_bots()
-        await progress.save(conn, bots_pending)
-        answer = _joined(match_id, creator, progress.version, progress.status)
-        if idempotency_key is not None:
-            await idempotency.finish(conn, player_id, idempotency_key, 201, answer)
-        return answer
 
 
-async def join(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> dict[str, Any]:
+async def join(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> Joined:
     """Take the lowest free seat; a player already seated gets its seat back."""
     async with pool.acquire() as conn, conn.transaction():
         row = await store.lock(conn, match_id)
@@ -193,7 +274,7 @@ async def join(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> dict[str,
         return _joined(match_id, seat, progress.version, progress.status)
 
 
-async def read(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> dict[str, Any]:
+async def read(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> MatchState:
     """The match as `player_id` may see it: its seat's view, or a spectator's."""
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
         row = await store.get(conn, match_id)
@@ -212,59 +293,54 @@ async def act(
     version: int,
     action: dict[str, Any],
     idempotency_key: str | None,
-) -> dict[str, Any]:
+) -> ActionDone:
     """Apply the caller's action at `version`, then any bot moves it leads to."""
     async with pool.acquire() as conn, conn.transaction():
-        if idempotency_key is not None:
-            stored = await idempotency.begin(
-                conn,
-                player_id,
-                idempotency_key,
-                f"match-action:{match_id}",
-                {"version": version, "action": action},
-            )
-            if stored is not None:
-                return dict(stored.body)
-        row = await store.lock(conn, match_id)
-        if row is None:
-            raise NotFound("no such match")
-        seats = await store.seats(conn, match_id)
-        seat = _seat_of(seats, player_id)
-        if seat is None:
-            raise Forbidden("you hold no seat in this match", code="not_seated")
-        if row.status != "active":
-            raise Conflict(f"the match is {row.status}", code="match_not_active")
-        if version != row.version:
-            raise Conflict(
-                f"version {version} is stale; the match is at {row.version}",
-                {"version": row.version},
-                code="stale_version",
-            )
-        progress = Progress.of(row, seats)
-        to_act = progress.to_act()
-        if seat not in to_act:
-            raise Forbidden(
-                f"seat {seat} may not act now", {"to_act": to_act}, code="not_your_turn"
-            )
-        try:
-            progress.apply(seat, action, "player")
-        except IllegalAction as exc:
-            raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
-        bots_pending = progress.run_bots()
-        await progress.save(conn, bots_pending)
-        game, state = progress.game, progress.state
-        answer = {
-            "version": progress.version,
-            "status": progress.status,
-            "events": progress.events_for(seat),
-            "view": game.view(state, seat),
-            "to_act": progress.to_act(),
-            "legal_actions": game.legal_actions(state, seat) if progress.status == "active" else [],
-            "outcome": progress.outcome,
-        }
-        if idempotency_key is not None:
-            await idempotency.finish(conn, player_id, idempotency_key, 200, answer)
-        return answer
+
+        async def write() -> ActionDone:
+            row = await store.lock(conn, match_id)
+            if row is None:
+                raise NotFound("no such match")
+            seats = await store.seats(conn, match_id)
+            seat = _seat_of(seats, player_id)
+            if seat is None:
+                raise Forbidden("you hold no seat in this match", code="not_seated")
+            if row.status != "active":
+                raise Conflict(f"the match is {row.status}", code="match_not_active")
+            if version != row.version:
+                raise Conflict(
+                    f"version {version} is stale; the match is at {row.version}",
+                    {"version": row.version},
+                    code="stale_version",
+                )
+            progress = Progress.of(row, seats)
+            to_act = progress.to_act()
+            if seat not in to_act:
+                raise Forbidden(
+                    f"seat {seat} may not act now", {"to_act": to_act}, code="not_your_turn"
+                )
+            try:
+                progress.apply(seat, action, "player")
+            except IllegalAction as exc:
+                raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
+            bots_pending = progress.run_bots()
+            await progress.save(conn, bots_pending)
+            game, state = progress.game, progress.state
+            active = progress.status == "active"
+            return {
+                "version": progress.version,
+                "status": progress.status,
+                "events": progress.events_for(seat),
+                "view": game.view(state, seat),
+                "to_act": progress.to_act(),
+                "legal_actions": game.legal_actions(state, seat) if active else [],
+                "outcome": progress.outcome,
+            }
+
+        request = {"version": version, "action": action}
+        return await idempotency.once(
+            conn, player_id, idempotency_key, f"match-action:{match_id}", request, write
+        )
 
 
 async def ensure_exists(pool: asyncpg.Pool, match_id: UUID) -> None:
@@ -276,13 +352,13 @@ async def ensure_exists(pool: asyncpg.Pool, match_id: UUID) -> None:
 class EventPage:
     """Events past a cursor that the caller may see; pass `last_seq` as the next cursor."""
 
-    events: list[dict[str, Any]]
+    events: list[WireEvent]
     last_seq: int
     status: str
     version: int
     more: bool
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self) -> EventBatch:
         return {
             "events": self.events,
             "last_seq": self.last_seq,
@@ -342,7 +418,7 @@ async def follow(
                 await asyncio.wait_for(signal.wait(), RECHECK_SECONDS)
 
 
-async def replay(pool: asyncpg.Pool, match_id: UUID) -> dict[str, Any]:
+async def replay(pool: asyncpg.Pool, match_id: UUID) -> MatchReplay:
     """Everything about a finished match: seed, seats, the full action log, every event."""
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
         row = await store.get(conn, match_id)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
+from typing_extensions import TypedDict
 
 from service.games.kernel.protocol import Event, Game
 from service.games.registry import get_game
@@ -21,7 +22,14 @@ from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
 MAX_BOT_ACTIONS = 50
 
 
-def event_wire(event: EventRow) -> dict[str, Any]:
+class WireEvent(TypedDict):
+    seq: int
+    version: int
+    kind: str
+    data: dict[str, Any]
+
+
+def event_wire(event: EventRow) -> WireEvent:
     return {"seq": event.seq, "version": event.version, "kind": event.kind, "data": event.data}
 
 
@@ -123,5 +131,5 @@ class Progress:
             await store.insert_events(conn, self.row.match_id, self.events)
             await store.notify(conn, self.row.match_id, self.last_seq)
 
-    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+    def events_for(self, seat: int | None) -> list[WireEvent]:
         return [event_wire(e) for e in self.events if _visible(e, seat)]
