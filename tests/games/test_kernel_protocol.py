@@ -22,8 +22,10 @@ from service.games.kernel.protocol import (
 )
 from service.games.kernel.rng import MASK64, SplitMix64
 from service.games.registry import games
+from tests.games import cardgame
 from tests.games.helpers import contains, loadouts, start
 
+cardgame.register_test_games()
 GAME_LIST = games()
 MAX_ACTIONS = 2000
 
