@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.games.kernel.loadouts import LoadoutError
+from service.games.kernel.prompts import Prompt, prompt_fingerprint
 from service.games.kernel.protocol import (
     RESIGN,
     Action,
@@ -21,7 +23,7 @@ from service.games.kernel.protocol import (
     resolve_options,
 )
 from service.games.kernel.rng import MASK64, SplitMix64
-from service.games.registry import games
+from service.games.registry import games, get_game
 from tests.games import cardgame
 from tests.games.helpers import contains, loadouts, start
 
@@ -197,3 +199,117 @@ def test_resolve_options_fills_defaults_and_rejects_bad_values() -> None:
     for bad in ({"games": 0}, {"games": 9}, {"games": True}, {"mode": "ffa"}, {"x": 1}):
         with pytest.raises(GameError):
             resolve_options(schema, bad)
+
+
+# --- prompts, parameters, loadouts and resigning, on the card game ----------------------
+
+CARDS = cardgame.CARD_GAME
+
+
+def test_both_seats_are_asked_to_cut_the_opponents_deck_at_once() -> None:
+    state = start(CARDS, 5, 2)
+    assert CARDS.to_act(state) == [0, 1]
+    prompt = CARDS.prompt(state, 0)
+    assert prompt is not None
+    assert prompt.as_dict() == {
+        "kind": "cut",
+        "actions": [],
+        "params": {"cut": {"at": {"type": "integer", "minimum": 1, "maximum": 7}}},
+        "data": {"deck": 1},
+    }
+    assert CARDS.legal_actions(state, 0) == []
+
+
+def test_answering_one_prompt_leaves_the_other_seats_fingerprint_unchanged() -> None:
+    state = start(CARDS, 5, 2)
+    before = [prompt_fingerprint(CARDS.prompt(state, seat)) for seat in (0, 1)]
+    after, _ = CARDS.apply(state, 0, {"type": "cut", "at": 4})
+    assert CARDS.to_act(after) == [1]
+    assert prompt_fingerprint(CARDS.prompt(after, 1)) == before[1]
+    assert prompt_fingerprint(CARDS.prompt(after, 0)) != before[0]
+    assert prompt_fingerprint(CARDS.prompt(after, 0)) == prompt_fingerprint(None)
+
+
+def test_a_prompt_fingerprint_is_its_wire_form_hashed() -> None:
+    a = Prompt("response", [{"type": "pass"}], data={"card": "c3"})
+    b = Prompt("response", [{"type": "pass"}], data={"card": "c3"})
+    assert prompt_fingerprint(a) == prompt_fingerprint(b)
+    assert prompt_fingerprint(a) != prompt_fingerprint(Prompt("response", [{"type": "pass"}]))
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "cut", "at": 0},
+        {"type": "cut", "at": 8},
+        {"type": "cut", "at": 3.0},
+        {"type": "cut", "at": True},
+        {"type": "cut"},
+        {"type": "cut", "at": 3, "also": 1},
+        {"type": "pass"},
+    ],
+)
+def test_a_bad_cut_position_is_refused_with_a_reason_and_changes_nothing(action: Any) -> None:
+    state = start(CARDS, 5, 2)
+    before = CARDS.dump_state(state)
+    with pytest.raises(IllegalAction) as caught:
+        CARDS.apply(state, 0, action)
+    assert "cut" in caught.value.reason
+    assert CARDS.dump_state(state) == before
+
+
+def test_after_both_cuts_each_seat_draws_three_and_the_first_seat_plays() -> None:
+    state = start(CARDS, 5, 2)
+    deck = list(state.decks[1])
+    state, events = CARDS.apply(state, 0, {"type": "cut", "at": 3})
+    assert state.decks[1] == deck[3:] + deck[:3]
+    assert events == [Event("cut", {"seat": 0, "deck": 1, "at": 3})]
+    state, events = CARDS.apply(state, 1, {"type": "cut", "at": 5})
+    assert [e.kind for e in events] == ["cut", *["drew"] * 6, "turn_start"]
+    assert [len(h) for h in state.hands] == [3, 3]
+    assert CARDS.to_act(state) == [0]
+    assert state.hands[1] == (deck[3:] + deck[:3])[:3]
+
+
+@pytest.mark.parametrize(
+    ("deck", "rule", "card"),
+    [
+        (["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c0"], "banned_card", "c0"),
+        (["c1", "c2", "c3", "c4", "c5", "c6", "c7", "x9"], "unknown_card", "x9"),
+        (["c1", "c2", "c3", "c4", "c5", "c5", "c5", "c8"], "too_many_copies", "c5"),
+        (["c1", "c2", "c3", "c4", "c5", "c6", "c7"], "deck_size", None),
+    ],
+)
+def test_loadout_refusals_name_the_card_and_the_rule(
+    deck: list[str], rule: str, card: str | None
+) -> None:
+    with pytest.raises(LoadoutError) as caught:
+        CARDS.validate_loadout({"deck": deck}, CARDS.check_options(2, {}))
+    assert caught.value.code == rule
+    assert caught.value.details["rule"] == rule
+    assert caught.value.details.get("card") == card
+
+
+def test_a_bad_loadout_stops_setup() -> None:
+    with pytest.raises(LoadoutError, match="banned"):
+        CARDS.setup(1, 2, {}, [{"deck": ["c0"] * 8}, CARDS.sample_loadout(0, {})])
+    with pytest.raises(LoadoutError, match="takes no loadout"):
+        get_game("necromancers").setup(1, 2, {}, [None, {"deck": []}])
+
+
+@given(seed=seeds)
+@settings(max_examples=200)
+def test_sample_loadouts_are_legal_for_every_seed(seed: int) -> None:
+    options = CARDS.check_options(2, {})
+    loadout = CARDS.sample_loadout(seed, options)
+    assert CARDS.validate_loadout(loadout, options) == loadout
+
+
+def test_in_the_card_game_the_resigning_seat_loses() -> None:
+    state = start(CARDS, 5, 2)
+    state, events = CARDS.resign(state, 1)
+    assert [e.kind for e in events] == ["resigned", "game_over"]
+    assert CARDS.outcome(state) == {"winners": [0], "ranking": [[0], [1]]}
+    assert CARDS.to_act(state) == []
+    with pytest.raises(IllegalAction, match="over"):
+        CARDS.resign(state, 0)
