@@ -215,6 +215,9 @@ def test_defender_chooses_when_beating_both() -> None:
         {"type": "cancel", "die": 1},
     ]
     assert GAME.legal_actions(state, 0) == []
+    prompt = GAME.prompt(state, 1)
+    assert prompt is not None and prompt.kind == "defend"
+    assert GAME.prompt(state, 0) is None
     with pytest.raises(IllegalAction):
         act(state, 0, type="resolve", die=0)
     state, events = act(state, 1, type="cancel", die=1)
@@ -410,6 +413,51 @@ def test_turns_pass_in_order_skipping_the_eliminated() -> None:
     assert events[-1] == Event("turn_start", {"seat": 0, "turn": 2})
 
 
+# --- resigning -------------------------------------------------------------------------
+
+
+def test_a_resigning_necromancer_falls_and_the_others_go_on() -> None:
+    state = duel(3, current=0)
+    after, events = GAME.resign(state, 2)
+    assert kinds(events) == ["resigned", "eliminated"]
+    assert events[1].data == {"seat": 2, "by": None}
+    assert standing(after, 2)[0] == 0
+    assert after.eliminated == [2]
+    assert GAME.to_act(after) == [0]
+    assert GAME.legal_actions(after, 0) == [{"type": "target", "seat": 1}]
+    assert GAME.outcome(after) is None
+    with pytest.raises(IllegalAction, match="not in the match"):
+        GAME.resign(after, 2)
+
+
+def test_resigning_on_his_turn_passes_the_turn() -> None:
+    state = duel(3, current=1)
+    after, events = GAME.resign(state, 1)
+    assert kinds(events) == ["resigned", "eliminated", "turn_start"]
+    assert after.current == 2
+    assert GAME.to_act(after) == [2]
+
+
+def test_a_target_who_resigns_loses_his_defence_choice_and_the_damage_dice() -> None:
+    state, _ = act(duel(3, dice=(1, 3, 6)), 0, type="target", seat=1)
+    assert GAME.to_act(state) == [1]
+    troops(state, 0, skeletons=5)
+    after, events = GAME.resign(state, 1)
+    # Face 1 only damages: lost. Face 3 only damages: lost. The turn passes.
+    assert kinds(events) == ["resigned", "eliminated", "die_lost", "die_lost", "turn_start"]
+    assert after.current == 2
+
+
+def test_resigners_rank_by_the_order_of_falling() -> None:
+    state = duel(3)
+    state, _ = GAME.resign(state, 1)
+    state, events = GAME.resign(state, 0)
+    assert kinds(events)[-1] == "game_over"
+    assert GAME.outcome(state) == {"winners": [2], "ranking": [[2], [0], [1]]}
+    with pytest.raises(IllegalAction, match="over"):
+        GAME.resign(state, 2)
+
+
 # --- views and bots --------------------------------------------------------------------
 
 
@@ -427,6 +475,8 @@ def test_view_shows_the_board_to_everyone_but_not_the_generator() -> None:
             "alive": True,
         }
     assert GAME.replay_view(state)["rng"] == state.rng
+    assert GAME.view(state, 1) == {**GAME.observe(state), "seat": 1}
+    assert GAME.secrets(state, 1) == [state.seed, state.rng]
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
