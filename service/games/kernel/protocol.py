@@ -156,11 +156,6 @@ def match_legal(legal: Sequence[Action], action: Any) -> Action:
     raise IllegalAction(f"{action.get('type')!r} with these fields is not legal now")
 
 
-def resigned_outcome(seat: int, others: Sequence[int]) -> Outcome:
-    """The default resign rule's result: the one seat left first, the resigning seat last."""
-    return {"winners": list(others), "ranking": [list(others), [seat]]}
-
-
 class Game(ABC, Generic[S]):
     """One game's rules under one ruleset. Implementations are stateless; every call is pure.
 
@@ -273,7 +268,7 @@ class Game(ABC, Generic[S]):
         others = [s for s in range(self.seat_count(state)) if s != seat]
         if len(others) != 1 or seat not in range(self.seat_count(state)):
             raise GameError(f"{self.id} has no resign rule for seat {seat} of this match")
-        outcome = resigned_outcome(seat, others)
+        outcome: Outcome = {"winners": others, "ranking": [list(others), [seat]]}
         ended = self.end_match(state, outcome)
         return ended, [Event("resigned", {"seat": seat}), Event("game_over", dict(outcome))]
 
