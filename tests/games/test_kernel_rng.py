@@ -1,4 +1,6 @@
-from service.games.kernel.rng import MASK64, SplitMix64, derive_seed
+import hashlib
+
+from service.games.kernel.rng import MASK64, SplitMix64, derive_seed, one_way_seed
 
 
 def test_splitmix64_matches_the_published_reference_sequence() -> None:
@@ -31,3 +33,10 @@ def test_shuffle_is_fisher_yates_from_the_last_index_down() -> None:
 def test_derive_seed_is_the_first_output_of_the_salted_seed() -> None:
     assert derive_seed(123, 0xABC) == SplitMix64(123 ^ 0xABC).next()
     assert 0 <= derive_seed(MASK64, 1) <= MASK64
+
+
+def test_one_way_seed_is_blake2b_of_the_parent_and_salt_little_endian() -> None:
+    digest = hashlib.blake2b((123).to_bytes(8, "little") + b"leg:1", digest_size=8).digest()
+    assert one_way_seed(123, b"leg:1") == int.from_bytes(digest, "little")
+    assert one_way_seed(123, b"leg:1") != one_way_seed(123, b"leg:2")
+    assert 0 <= one_way_seed(MASK64, b"") <= MASK64

@@ -31,7 +31,7 @@ def rng_yielding(*faces: int) -> int:
 
 def duel(seats: int = 2, current: int = 0, dice: tuple[int, ...] = ()) -> State:
     """A fresh match in seat order, `current` to choose a target, the next rolls `dice`."""
-    state = GAME.setup(1, seats, {})
+    state = GAME.setup(1, seats, {}, [None] * seats)
     state.order = list(range(seats))
     state.current = current
     state.rng = rng_yielding(*dice)
@@ -108,24 +108,24 @@ def test_face_table_is_validated(change: Any, message: str) -> None:
 
 
 def test_each_necromancer_starts_with_six_lives_skeletons_and_zombies() -> None:
-    state = GAME.setup(99, 4, {})
+    state = GAME.setup(99, 4, {}, [None] * 4)
     assert [standing(state, seat) for seat in range(4)] == [(6, 6, 6)] * 4
 
 
 @pytest.mark.parametrize("seats", [1, 5])
 def test_two_to_four_players(seats: int) -> None:
     with pytest.raises(GameError, match="2 to 4 seats"):
-        GAME.setup(1, seats, {})
+        GAME.setup(1, seats, {}, [None] * seats)
 
 
 def test_unknown_options_are_rejected() -> None:
     with pytest.raises(GameError, match="unknown option"):
-        GAME.setup(1, 2, {"lives": 9})
+        GAME.setup(1, 2, {"lives": 9}, [None] * 2)
 
 
 def test_turn_order_by_die_roll_highest_first() -> None:
     seed = rng_yielding(2, 5, 3)
-    state = GAME.setup(seed, 3, {})
+    state = GAME.setup(seed, 3, {}, [None] * 3)
     assert state.order_rolls == [[[0, 2], [1, 5], [2, 3]]]
     assert state.order == [1, 2, 0]
     assert state.current == 1
@@ -134,7 +134,7 @@ def test_turn_order_by_die_roll_highest_first() -> None:
 def test_turn_order_ties_are_rerolled_among_the_tied() -> None:
     # Seats 0 and 2 tie on 4 above seat 1's 1; their re-roll (2 then 6) puts seat 2 first.
     seed = rng_yielding(4, 1, 4, 2, 6)
-    state = GAME.setup(seed, 3, {})
+    state = GAME.setup(seed, 3, {}, [None] * 3)
     assert state.order_rolls == [[[0, 4], [1, 1], [2, 4]], [[0, 2], [2, 6]]]
     assert state.order == [2, 0, 1]
     events = GAME.setup_events(state)
@@ -215,6 +215,9 @@ def test_defender_chooses_when_beating_both() -> None:
         {"type": "cancel", "die": 1},
     ]
     assert GAME.legal_actions(state, 0) == []
+    prompt = GAME.prompt(state, 1)
+    assert prompt is not None and prompt.kind == "defend"
+    assert GAME.prompt(state, 0) is None
     with pytest.raises(IllegalAction):
         act(state, 0, type="resolve", die=0)
     state, events = act(state, 1, type="cancel", die=1)
@@ -410,11 +413,56 @@ def test_turns_pass_in_order_skipping_the_eliminated() -> None:
     assert events[-1] == Event("turn_start", {"seat": 0, "turn": 2})
 
 
+# --- resigning -------------------------------------------------------------------------
+
+
+def test_a_resigning_necromancer_falls_and_the_others_go_on() -> None:
+    state = duel(3, current=0)
+    after, events = GAME.resign(state, 2)
+    assert kinds(events) == ["resigned", "eliminated"]
+    assert events[1].data == {"seat": 2, "by": None}
+    assert standing(after, 2)[0] == 0
+    assert after.eliminated == [2]
+    assert GAME.to_act(after) == [0]
+    assert GAME.legal_actions(after, 0) == [{"type": "target", "seat": 1}]
+    assert GAME.outcome(after) is None
+    with pytest.raises(IllegalAction, match="not in the match"):
+        GAME.resign(after, 2)
+
+
+def test_resigning_on_his_turn_passes_the_turn() -> None:
+    state = duel(3, current=1)
+    after, events = GAME.resign(state, 1)
+    assert kinds(events) == ["resigned", "eliminated", "turn_start"]
+    assert after.current == 2
+    assert GAME.to_act(after) == [2]
+
+
+def test_a_target_who_resigns_loses_his_defence_choice_and_the_damage_dice() -> None:
+    state, _ = act(duel(3, dice=(1, 3, 6)), 0, type="target", seat=1)
+    assert GAME.to_act(state) == [1]
+    troops(state, 0, skeletons=5)
+    after, events = GAME.resign(state, 1)
+    # Face 1 only damages: lost. Face 3 only damages: lost. The turn passes.
+    assert kinds(events) == ["resigned", "eliminated", "die_lost", "die_lost", "turn_start"]
+    assert after.current == 2
+
+
+def test_resigners_rank_by_the_order_of_falling() -> None:
+    state = duel(3)
+    state, _ = GAME.resign(state, 1)
+    state, events = GAME.resign(state, 0)
+    assert kinds(events)[-1] == "game_over"
+    assert GAME.outcome(state) == {"winners": [2], "ranking": [[2], [0], [1]]}
+    with pytest.raises(IllegalAction, match="over"):
+        GAME.resign(state, 2)
+
+
 # --- views and bots --------------------------------------------------------------------
 
 
 def test_view_shows_the_board_to_everyone_but_not_the_generator() -> None:
-    state = GAME.setup(2**63 + 12345, 3, {})
+    state = GAME.setup(2**63 + 12345, 3, {}, [None] * 3)
     for seat in (None, 0, 1, 2):
         view = GAME.view(state, seat)
         assert "rng" not in view
@@ -427,17 +475,19 @@ def test_view_shows_the_board_to_everyone_but_not_the_generator() -> None:
             "alive": True,
         }
     assert GAME.replay_view(state)["rng"] == state.rng
+    assert GAME.view(state, 1) == {**GAME.observe(state), "seat": 1}
+    assert GAME.secrets(state, 1) == [state.seed, state.rng]
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_bot_games_are_played_to_the_end(seats: int) -> None:
     for seed in range(5):
-        state = GAME.setup(seed, seats, {})
+        state = GAME.setup(seed, seats, {}, [None] * seats)
         for step in range(1000):
             if GAME.outcome(state) is not None:
                 break
             (seat,) = GAME.to_act(state)
-            state, _ = GAME.apply(state, seat, GAME.bot_action(state, seat, step))
+            state, _ = GAME.apply(state, seat, GAME.bot_move(state, seat, step))
         outcome = GAME.outcome(state)
         assert outcome is not None
         assert sorted(s for group in outcome["ranking"] for s in group) == list(range(seats))
@@ -447,7 +497,7 @@ def test_bot_games_are_played_to_the_end(seats: int) -> None:
 def test_bot_targets_the_weakest_enemy_and_cancels_the_most_damaging_die() -> None:
     state = duel(3)
     troops(state, 2, lives=2)
-    assert GAME.bot_action(state, 0, 7) == {"type": "target", "seat": 2}
+    assert GAME.bot_move(state, 0, 7) == {"type": "target", "seat": 2}
     state = resolving((1, 3))
     state.phase = "defend"
-    assert GAME.bot_action(state, 1, 7) == {"type": "cancel", "die": 1}
+    assert GAME.bot_move(state, 1, 7) == {"type": "cancel", "die": 1}

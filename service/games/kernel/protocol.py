@@ -3,23 +3,31 @@
 A game is a pure state machine. Seats are numbered 0..n-1. The state is opaque to the
 server except through `dump_state`/`load_state` (a JSON-able dict, round-trip exact), and it
 carries its own SplitMix64 state, so `apply` is a deterministic function of
-(state, seat, action) and a match is reproducible from its seed and action log.
+(state, seat, action) and a match is reproducible from its seed, loadouts and action log.
 
 Decisions are actions, chance is not: dice and shuffles happen inside `apply` (or `setup`),
-drawn from the state's generator. Any seat may be asked to act, not only the turn player
-(a defender's choice, a reaction window): `to_act` says who may act now.
+drawn from the state's generator. Any seat may be asked something at any moment, several at
+once: `prompt` says what each seat is asked, `to_act` who is asked anything.
+
+Secrets are marked with `Hidden` in `observe` and in events, and redacted per seat here, in
+one place: a game never writes a per-seat view by hand.
 """
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypedDict, TypeVar
 
+from service.games.kernel.hidden import redact, reveal, to_json
+from service.games.kernel.loadouts import LoadoutError
+from service.games.kernel.prompts import Action as Action  # re-exported: games import it here
+from service.games.kernel.prompts import Prompt, canonical
+from service.games.kernel.rng import MASK64
+
 S = TypeVar("S")
 
-Action = dict[str, Any]
-"""A JSON-able dict with at least a "type" key, e.g. {"type": "target", "seat": 2}."""
+RESIGN: Action = {"type": "$resign"}
+"""How an action log records a resignation, so `rebuild` replays it through `Game.resign`."""
 
 
 class GameError(ValueError):
@@ -36,22 +44,55 @@ class IllegalAction(GameError):
 
 @dataclass(frozen=True)
 class Event:
-    """Something that happened. `visible_to=None` is public; otherwise only those seats see it."""
+    """Something that happened. `visible_to=None` is public; otherwise only those seats see it.
+
+    `data` may hold `Hidden` marks (a drawn card): the whole event is for everyone who may
+    see it, each of them sees the marked parts redacted for its seat.
+    """
 
     kind: str
     data: Mapping[str, Any] = field(default_factory=dict)
     visible_to: tuple[int, ...] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """The wire form; `visible_to` is routing, not content, so it is left out."""
-        return {"kind": self.kind, "data": dict(self.data)}
+        """Kind and data with the marks in JSON form, as the server stores them."""
+        return {"kind": self.kind, "data": to_json(dict(self.data))}
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form: `as_dict` plus the routing (`visible_to`)."""
+        visible = None if self.visible_to is None else list(self.visible_to)
+        return {**self.as_dict(), "visible_to": visible}
+
+
+def _visible(visible_to: Iterable[int] | None, seat: int | None) -> bool:
+    return visible_to is None or (seat is not None and seat in visible_to)
 
 
 def events_for(events: Iterable[Event], seat: int | None) -> list[Event]:
     """The events `seat` may see; `None` (a spectator) sees only public events."""
-    return [
-        e for e in events if e.visible_to is None or (seat is not None and seat in e.visible_to)
-    ]
+    return [e for e in events if _visible(e.visible_to, seat)]
+
+
+def _stored(event: Event | Mapping[str, Any]) -> dict[str, Any]:
+    return event.to_json() if isinstance(event, Event) else dict(event)
+
+
+def event_for(event: Event | Mapping[str, Any], seat: int | None) -> dict[str, Any] | None:
+    """The event as `seat` receives it (data redacted), or None when it may not see it.
+
+    Takes an `Event` or its stored form; any other keys of a stored event (a sequence number)
+    are kept, the routing is dropped.
+    """
+    stored = _stored(event)
+    if not _visible(stored.pop("visible_to", None), seat):
+        return None
+    return {**stored, "data": redact(stored.get("data", {}), seat)}
+
+
+def event_revealed(event: Event | Mapping[str, Any]) -> dict[str, Any]:
+    """The event with everything revealed, for replays; the routing is kept."""
+    stored = _stored(event)
+    return {**stored, "data": reveal(stored.get("data", {}))}
 
 
 class Outcome(TypedDict):
@@ -100,30 +141,26 @@ def resolve_options(schema: Mapping[str, OptionSpec], options: Mapping[str, Any]
     return resolved
 
 
-def _canonical(action: Any) -> str:
-    # Strict comparison: 1.0 and true must not pass for the integer 1.
-    return json.dumps(action, sort_keys=True, separators=(",", ":"))
-
-
 def match_legal(legal: Sequence[Action], action: Any) -> Action:
     """The legal action equal to `action` (JSON-exact), or raise `IllegalAction`."""
     if not isinstance(action, Mapping) or "type" not in action:
         raise IllegalAction("an action is an object with a 'type'")
     try:
-        key = _canonical(action)
+        # Strict comparison: 1.0 and true must not pass for the integer 1.
+        key = canonical(action)
     except (TypeError, ValueError) as exc:
         raise IllegalAction("the action is not JSON") from exc
     for candidate in legal:
-        if _canonical(candidate) == key:
+        if canonical(candidate) == key:
             return candidate
     raise IllegalAction(f"{action.get('type')!r} with these fields is not legal now")
 
 
 class Game(ABC, Generic[S]):
-    """One game's rules. Implementations are stateless; every call is pure.
+    """One game's rules under one ruleset. Implementations are stateless; every call is pure.
 
-    Conventions every game keeps: `dump_state` holds the generator state under "rng" (so
-    tests can check that no view leaks it), and `replay_view` reveals "seed" and "rng".
+    Conventions every game keeps: `dump_state` holds the generator state under "rng", and
+    `replay_view` reveals "seed" and "rng"; neither ever appears in `observe`.
     """
 
     id: str
@@ -131,49 +168,158 @@ class Game(ABC, Generic[S]):
     min_seats: int
     max_seats: int
 
+    # --- creating a match ----------------------------------------------------------------
+
     @abstractmethod
     def options_schema(self) -> dict[str, OptionSpec]:
         """The options `setup` accepts, by name."""
 
+    def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options resolved (defaults filled in) for that many seats, or `GameError`.
+
+        A server calls it when a match is created, before every seat has brought its loadout.
+        """
+        if type(seats) is not int or not self.min_seats <= seats <= self.max_seats:
+            raise GameError(f"{self.id} needs {self.min_seats} to {self.max_seats} seats")
+        return resolve_options(self.options_schema(), options)
+
+    def loadout_schema(self) -> dict[str, Any] | None:
+        """A JSON Schema of one seat's loadout; None when the game takes none."""
+        return None
+
+    def validate_loadout(self, loadout: Any, options: Mapping[str, Any]) -> Any:
+        """The loadout normalised, or `LoadoutError` naming the rule and the card."""
+        if loadout is not None:
+            raise LoadoutError("no_loadout", f"{self.id} takes no loadout")
+        return None
+
+    def sample_loadout(self, seed: int, options: Mapping[str, Any]) -> Any:
+        """A legal loadout chosen from `seed` (seed 0 is the one offered to clients)."""
+        return None
+
+    def prepare(
+        self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
+    ) -> tuple[dict[str, Any], list[Any]]:
+        """Every check `setup` makes first: the resolved options and the normalised loadouts."""
+        if type(seed) is not int or not 0 <= seed <= MASK64:
+            raise GameError("seed must be an integer in 0..2^64-1")
+        resolved = self.check_options(seats, options)
+        if len(loadouts) != seats:
+            raise GameError(f"one loadout per seat: {seats} expected, {len(loadouts)} given")
+        return resolved, [self.validate_loadout(loadout, resolved) for loadout in loadouts]
+
     @abstractmethod
-    def setup(self, seed: int, seats: int, options: Mapping[str, Any]) -> S:
-        """A new match; raise `GameError` for bad seats or options."""
+    def setup(
+        self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
+    ) -> S:
+        """A new match once every seat has its loadout (None where the game takes none)."""
 
     @abstractmethod
     def setup_events(self, state: S) -> list[Event]:
         """The events of setting up (e.g. turn-order rolls), for the state `setup` returned."""
 
-    @abstractmethod
-    def to_act(self, state: S) -> list[int]:
-        """Seats that may act now; empty when the match is over."""
+    def next_leg_options(
+        self, options: Mapping[str, Any], finished: Sequence[Outcome]
+    ) -> dict[str, Any]:
+        """The options of a series' next leg after the `finished` ones (e.g. who starts)."""
+        return dict(options)
+
+    # --- playing -------------------------------------------------------------------------
 
     @abstractmethod
+    def seat_count(self, state: S) -> int:
+        """How many seats the match has."""
+
+    @abstractmethod
+    def prompt(self, state: S, seat: int) -> Prompt | None:
+        """What `seat` is asked now; None when it has nothing to answer."""
+
+    def to_act(self, state: S) -> list[int]:
+        """Seats holding a prompt; several at once is normal; empty when the match is over."""
+        return [seat for seat in range(self.seat_count(state)) if self.prompt(state, seat)]
+
     def legal_actions(self, state: S, seat: int) -> list[Action]:
-        """Every action `seat` may take now; empty if it may not act."""
+        """The enumerated actions of `seat`'s prompt; parameterised ones are in its `params`."""
+        prompt = self.prompt(state, seat)
+        return list(prompt.actions) if prompt is not None else []
 
     @abstractmethod
     def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
-        """The next state and what happened; raise `IllegalAction` and leave `state` as it was."""
+        """The next state and what happened; raise `IllegalAction` and leave `state` as it was.
 
-    @abstractmethod
-    def view(self, state: S, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see; `None` is a spectator. Never the generator state."""
+        An enumerated action is matched JSON-exactly (`match_legal`); a parameterised one has
+        its parameters checked by the game.
+        """
 
-    @abstractmethod
-    def replay_view(self, state: S) -> dict[str, Any]:
-        """Everything revealed, for a finished match."""
+    def end_match(self, state: S, outcome: Outcome) -> S:
+        """The state ended at once with `outcome`, for the default resign rule.
+
+        A game that keeps the default rule implements this; one that overrides `resign` need not.
+        """
+        raise GameError(f"{self.id} cannot end a match early")
+
+    def resign(self, state: S, seat: int) -> tuple[S, list[Event]]:
+        """`seat` gives up. The default rule: the seat is out, and with one seat left it wins.
+
+        A game where the others play on after one leaves overrides this.
+        """
+        if self.outcome(state) is not None:
+            raise IllegalAction("the match is over")
+        others = [s for s in range(self.seat_count(state)) if s != seat]
+        if len(others) != 1 or seat not in range(self.seat_count(state)):
+            raise GameError(f"{self.id} has no resign rule for seat {seat} of this match")
+        outcome: Outcome = {"winners": others, "ranking": [list(others), [seat]]}
+        ended = self.end_match(state, outcome)
+        return ended, [Event("resigned", {"seat": seat}), Event("game_over", dict(outcome))]
 
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
         """None while the match runs."""
 
-    @abstractmethod
     def timeout_action(self, state: S, seat: int) -> Action:
-        """The legal action the server applies when `seat`'s timer runs out."""
+        """The action applied when `seat`'s timer runs out: by default its first enumerated one.
+
+        A game whose prompts may have no enumerated action (only parameters) overrides this.
+        """
+        prompt = self.prompt(state, seat)
+        if prompt is None or not prompt.actions:
+            raise GameError(f"seat {seat} has no timer running")
+        return prompt.actions[0]
+
+    # --- seeing --------------------------------------------------------------------------
 
     @abstractmethod
-    def bot_action(self, state: S, seat: int, rng_seed: int) -> Action:
-        """A legal action chosen by a simple bot, deterministic in `rng_seed`."""
+    def observe(self, state: S) -> dict[str, Any]:
+        """Everything about the match with every secret marked `Hidden`; never the generator."""
+
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
+        """What `seat` may see; `None` is a spectator."""
+        return {**redact(self.observe(state), seat), "seat": seat}
+
+    @abstractmethod
+    def secrets(self, state: S, seat: int | None) -> list[Any]:
+        """Values of the full state `seat` must never receive (hidden cards, deck orders, the
+        seed, the generator state); the property tests search everything a seat gets for them.
+        """
+
+    @abstractmethod
+    def replay_view(self, state: S) -> dict[str, Any]:
+        """Everything revealed, the seed and the generator state included, for a finished match."""
+
+    # --- bots ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
+        """A simple bot's answer to `prompt`, from its seat's `view` only; deterministic."""
+
+    def bot_move(self, state: S, seat: int, rng_seed: int) -> Action:
+        """The bot's answer for `seat`, given only what that seat sees (the server calls this)."""
+        prompt = self.prompt(state, seat)
+        if prompt is None:
+            raise IllegalAction(f"seat {seat} may not act now")
+        return self.bot_action(self.view(state, seat), prompt, rng_seed)
+
+    # --- storing -------------------------------------------------------------------------
 
     @abstractmethod
     def dump_state(self, state: S) -> dict[str, Any]:
@@ -189,10 +335,14 @@ def rebuild(
     seed: int,
     seats: int,
     options: Mapping[str, Any],
+    loadouts: Sequence[Any],
     action_log: Iterable[tuple[int, Action]],
 ) -> S:
-    """The state reached by replaying `action_log` from setup."""
-    state = game.setup(seed, seats, options)
+    """The state reached by replaying `action_log` (with `RESIGN` entries) from setup."""
+    state = game.setup(seed, seats, options, loadouts)
     for seat, action in action_log:
-        state, _ = game.apply(state, seat, action)
+        if action == RESIGN:
+            state, _ = game.resign(state, seat)
+        else:
+            state, _ = game.apply(state, seat, action)
     return state

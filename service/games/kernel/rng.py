@@ -3,6 +3,7 @@
 It is published so that a client in any language can re-simulate from a seed.
 """
 
+import hashlib
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -22,6 +23,16 @@ def mix64(z: int) -> int:
 def derive_seed(seed: int, salt: int) -> int:
     """A sub-seed: the first output of a generator seeded with `seed ^ salt`."""
     return mix64(((seed ^ salt) + GOLDEN_GAMMA) & MASK64)
+
+
+def one_way_seed(parent: int, salt: bytes) -> int:
+    """A sub-seed that reveals nothing of `parent` or its siblings (DESIGN §3).
+
+    The first 8 bytes, little-endian, of BLAKE2b over the parent seed and a documented salt.
+    Use it for any sub-seed that may be revealed (a leg's seed is in that leg's replay).
+    """
+    digest = hashlib.blake2b(parent.to_bytes(8, "little") + salt, digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 class SplitMix64:

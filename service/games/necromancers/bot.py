@@ -1,12 +1,19 @@
-"""A simple necromancer bot: greedy, one decision ahead, ties broken by the given seed."""
+"""A simple necromancer bot: greedy, one decision ahead, ties broken by the given seed.
 
-from collections.abc import Callable
+It sees what its seat sees: the view (all public here) and its prompt. To look one decision
+ahead it rebuilds a state from the view; resolving a die draws nothing from the generator,
+so the unknown generator state cannot matter.
+"""
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from service.games.kernel.prompts import Prompt
 from service.games.kernel.protocol import Action, IllegalAction
 from service.games.kernel.rng import SplitMix64
 from service.games.necromancers import rules
 from service.games.necromancers.content import Ruleset
-from service.games.necromancers.state import Necromancer, State
+from service.games.necromancers.state import Die, Necromancer, State
 
 
 def _strength(necromancer: Necromancer) -> int:
@@ -21,18 +28,42 @@ def _standing(state: State, seat: int) -> int:
     return sum(_strength(n) if n.seat == seat else -_strength(n) for n in state.necromancers)
 
 
-def choose(ruleset: Ruleset, state: State, seat: int, rng_seed: int) -> Action:
-    legal = rules.legal_actions(ruleset, state, seat)
+def state_from_view(ruleset: Ruleset, view: Mapping[str, Any]) -> State:
+    """The match as the view shows it; seed and generator are unknown and set to 0."""
+    return State(
+        ruleset=view["ruleset"],
+        seed=0,
+        rng=0,
+        order_rolls=[],
+        order=list(view["order"]),
+        necromancers=[
+            Necromancer(n["seat"], n["lives"], n["skeletons"], n["zombies"])
+            for n in view["necromancers"]
+        ],
+        turn=view["turn"],
+        current=view["current"],
+        phase=view["phase"],
+        target=view["target"],
+        dice=[Die(d["face"], d["status"]) for d in view["dice"]],
+        defence=view["defence"],
+        eliminated=list(view["eliminated"]),
+    )
+
+
+def choose(ruleset: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
+    legal = prompt.actions
     if not legal:
-        raise IllegalAction(f"seat {seat} may not act now")
+        raise IllegalAction("nothing to choose from")
+    seat: int = view["seat"]
+    state = state_from_view(ruleset, view)
     score: Callable[[Action], int]
-    if state.phase == "target":
+    if prompt.kind == "target":
 
         def score(action: Action) -> int:
             # The weakest enemy is the nearest to falling.
             return -_strength(state.necromancers[action["seat"]])
 
-    elif state.phase == "defend":
+    elif prompt.kind == "defend":
 
         def score(action: Action) -> int:
             # Cancel the die that can deal the most damage.

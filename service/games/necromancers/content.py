@@ -4,6 +4,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 TROOPS = ("skeletons", "zombies")
@@ -101,7 +102,15 @@ def parse_ruleset(data: Mapping[str, Any]) -> Ruleset:
     return ruleset
 
 
-def load_ruleset() -> Ruleset:
-    """The ruleset shipped beside the rules."""
-    text = resources.files(__package__).joinpath("faces.toml").read_text(encoding="utf-8")
+def load_ruleset(source: Path | str | None = None) -> Ruleset:
+    """A ruleset from a TOML file (`Path`) or TOML text (`str`); by default the shipped one.
+
+    Each ruleset id is its own pinned ruleset: a new face table ships under a new id.
+    """
+    if isinstance(source, Path):
+        text = source.read_text(encoding="utf-8")
+    elif isinstance(source, str):
+        text = source
+    else:
+        text = resources.files(__package__).joinpath("faces.toml").read_text(encoding="utf-8")
     return parse_ruleset(tomllib.loads(text))

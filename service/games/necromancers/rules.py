@@ -23,11 +23,15 @@ Where the seed is silent (ours):
   nothing; he is never a target and takes no turns. When one necromancer is left the match
   ends at once and any unresolved die is dropped. The ranking is the winner, then the
   others from the last to fall to the first.
+- A necromancer who resigns falls at once (lives 0, ranked by the order of falling) and the
+  others go on. If it was his turn, the turn passes. If he was the target, his defence
+  choice is lost and the attacker's remaining dice may only revive or heal.
 """
 
 import copy
 from typing import Any
 
+from service.games.kernel.prompts import Prompt
 from service.games.kernel.protocol import Action, Event, IllegalAction, Outcome, match_legal
 from service.games.kernel.rng import SplitMix64
 from service.games.necromancers.content import NECROMANCER, TROOPS, Ruleset
@@ -88,6 +92,13 @@ def to_act(state: State) -> list[int]:
         assert state.target is not None
         return [state.target]
     return [state.current]
+
+
+def prompt(rules: Ruleset, state: State, seat: int) -> Prompt | None:
+    """The attacker's `target` or `resolve` prompt, or the defender's `defend` prompt."""
+    if seat not in to_act(state):
+        return None
+    return Prompt(state.phase, legal_actions(rules, state, seat))
 
 
 def _cap(rules: Ruleset, what: str) -> int:
@@ -194,9 +205,15 @@ def _continue(rules: Ruleset, state: State, events: list[Event]) -> None:
         _end_turn(state, events)
 
 
+def _after(state: State, seat: int) -> int:
+    """The next living seat after `seat` in turn order (`seat` itself may have fallen)."""
+    start = state.order.index(seat)
+    following = state.order[start + 1 :] + state.order[: start + 1]
+    return next(s for s in following if state.necromancers[s].alive)
+
+
 def _end_turn(state: State, events: list[Event]) -> None:
-    alive = state.alive_seats()
-    state.current = alive[(alive.index(state.current) + 1) % len(alive)]
+    state.current = _after(state, state.current)
     state.turn += 1
     state.phase = "target"
     state.target = None
@@ -237,13 +254,36 @@ def _damage(state: State, target: Necromancer, action: Action, events: list[Even
     data: dict[str, Any] = {"seat": target.seat, "die": action["die"], "aimed": aimed}
     events.append(Event("damage", {**data, **hits}))
     if not target.alive:
-        state.eliminated.append(target.seat)
-        events.append(Event("eliminated", {"seat": target.seat, "by": state.current}))
-        if len(state.alive_seats()) == 1:
-            state.phase = "over"
-            result = outcome(state)
-            assert result is not None
-            events.append(Event("game_over", dict(result)))
+        _fall(state, target.seat, state.current, events)
+
+
+def _fall(state: State, seat: int, by: int | None, events: list[Event]) -> None:
+    """`seat` is out (`by` None when he resigned); with one necromancer left the match ends."""
+    state.eliminated.append(seat)
+    events.append(Event("eliminated", {"seat": seat, "by": by}))
+    if len(state.alive_seats()) == 1:
+        state.phase = "over"
+        result = outcome(state)
+        assert result is not None
+        events.append(Event("game_over", dict(result)))
+
+
+def resign(rules: Ruleset, state: State, seat: int) -> tuple[State, list[Event]]:
+    if state.phase == "over":
+        raise IllegalAction("the match is over")
+    if seat not in state.alive_seats():
+        raise IllegalAction(f"seat {seat} is not in the match")
+    new = copy.deepcopy(state)
+    events = [Event("resigned", {"seat": seat})]
+    new.necromancers[seat].lives = 0
+    _fall(new, seat, None, events)
+    if new.phase == "over":
+        return new, events
+    if new.current == seat:
+        _end_turn(new, events)
+    elif new.target == seat:
+        _continue(rules, new, events)
+    return new, events
 
 
 def outcome(state: State) -> Outcome | None:

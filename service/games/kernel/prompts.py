@@ -1,0 +1,49 @@
+"""What a seat is asked now: a prompt, with its enumerated and parameterised actions (DESIGN §5).
+
+Several seats may hold a prompt at once (both players cut, a response window beside the turn
+player). The server keeps one guard version per seat and bumps it only when that seat's
+`prompt_fingerprint` changes, so answering one seat's prompt never stales another's answer.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+Action = dict[str, Any]
+"""A JSON-able dict with at least a "type" key, e.g. {"type": "target", "seat": 2}."""
+
+
+def canonical(value: Any) -> str:
+    """Strict JSON text: sorted keys, so equal trees give equal text; 1.0 and true stay distinct."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What one seat is asked.
+
+    `kind` names the question (`activation`, `response`, `cut`, `defend`, ...). `actions` is the
+    enumerated menu; `params` maps a parameterised action type to a JSON Schema per parameter,
+    for menus too large to list (where to cut, which cards to discard); the rules check those
+    parameters in `apply`. `data` is optional context for the client (e.g. the card to answer).
+    """
+
+    kind: str
+    actions: list[Action]
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "actions": [dict(a) for a in self.actions],
+            "params": {t: dict(p) for t, p in self.params.items()},
+            "data": dict(self.data),
+        }
+
+
+def prompt_fingerprint(prompt: Prompt | None) -> str:
+    """A stable hash of the prompt's wire form; `None` (nothing asked) has its own."""
+    wire = None if prompt is None else prompt.as_dict()
+    return hashlib.blake2b(canonical(wire).encode(), digest_size=16).hexdigest()

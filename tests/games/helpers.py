@@ -1,0 +1,52 @@
+"""What the kernel tests share: starting a match of any game, and searching a received tree."""
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from service.games.kernel.prompts import Prompt
+from service.games.kernel.protocol import Action, Game
+from service.games.kernel.rng import SplitMix64
+
+
+def loadouts(game: Game[Any], seats: int, seed: int = 0) -> list[Any]:
+    """A legal sample loadout per seat."""
+    options = game.check_options(seats, {})
+    return [game.sample_loadout(seed + seat, options) for seat in range(seats)]
+
+
+def start(game: Game[Any], seed: int, seats: int, loadout_seed: int = 0) -> Any:
+    return game.setup(seed, seats, {}, loadouts(game, seats, loadout_seed))
+
+
+def contains(tree: Any, value: Any) -> bool:
+    """Whether `value` is `tree` or any subtree or leaf of it (keys do not count)."""
+    if type(tree) is type(value) and tree == value:
+        return True
+    if isinstance(tree, dict):
+        return any(contains(v, value) for v in tree.values())
+    if isinstance(tree, list | tuple):
+        return any(contains(v, value) for v in tree)
+    return False
+
+
+def random_answer(prompt: Prompt, rng: SplitMix64) -> Action:
+    """Any answer to `prompt`: an enumerated action, or a parameterised one with valid values.
+
+    Covers the parameter schemas the kernel's games use: bounded integers and card subsets.
+    """
+    choices: list[Action | str] = [*prompt.actions, *prompt.params]
+    choice = rng.pick(choices)
+    if isinstance(choice, dict):
+        return choice
+    action: Action = {"type": choice}
+    for name, schema in prompt.params[choice].items():
+        if schema["type"] == "integer":
+            action[name] = schema["minimum"] + rng.below(schema["maximum"] - schema["minimum"] + 1)
+        else:
+            action[name] = [c for c in schema["items"]["enum"] if rng.below(2)]
+    return action
+
+
+# Seeds of at least 2^32: a secret seed must not be found by chance among a view's small numbers.
+secret_seeds = st.integers(min_value=2**32, max_value=2**64 - 1)
