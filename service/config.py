@@ -75,6 +75,7 @@ class Settings:
     log_level: str = "info"
     shutdown_timeout_seconds: float = 10.0
     sweep_interval_seconds: float = 1.0
+    match_wait_seconds: float = 24 * 3600.0
     snapshot_ttl_seconds: float = 7 * 24 * 3600.0
     ops_thin_pool: int = 20
     ops_high_bot_rate: float = 0.25
@@ -115,6 +116,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_level=(env.get("LOG_LEVEL") or "info").lower(),
         shutdown_timeout_seconds=_float(env, "SHUTDOWN_TIMEOUT_SECONDS", 10.0),
         sweep_interval_seconds=_float(env, "SWEEP_INTERVAL_SECONDS", 1.0),
+        match_wait_seconds=_float(env, "MATCH_WAIT_SECONDS", 24 * 3600.0),
         snapshot_ttl_seconds=_float(env, "SNAPSHOT_TTL_SECONDS", 7 * 24 * 3600.0),
         ops_thin_pool=_int(env, "OPS_THIN_POOL", 20),
         ops_high_bot_rate=_float(env, "OPS_HIGH_BOT_RATE", 0.25),

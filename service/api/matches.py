@@ -1,4 +1,5 @@
-"""Turn-based matches over HTTP: games, create, join, read, act, events, WebSocket, replay."""
+"""Turn-based matches over HTTP: games, lists, create, join, read, act, resign, events,
+WebSocket, replay."""
 
 import asyncio
 import weakref
@@ -13,9 +14,10 @@ from pydantic import Field, StringConstraints
 from service.api import auth, codec
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import unauthorized
-from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, TOKENS
+from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
 from service.runtime import metrics
-from service.usecases.matches import play as matches
+from service.usecases.matches import answers, follow, lobby, play
+from service.usecases.matches import replay as replays
 
 log = structlog.get_logger("service.api.matches")
 
@@ -28,12 +30,34 @@ HEARTBEAT_SECONDS = 20.0
 GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
+LOADOUT = Field(
+    default=None,
+    description=(
+        "your seat's loadout (a deck list, a character, a mode…): each game's schema and a"
+        " ready-made one are in GET /v1/games, and in the components Loadout_<game>"
+    ),
+)
+
+
 class NewMatch(Body):
     game: GameId
+    ruleset: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
+        default=None, description="default: the game's current ruleset"
+    )
     seats: int
     options: dict[str, Any] = Field(default_factory=dict)
     bots: list[int] = Field(default_factory=list, max_length=64)
+    loadout: Any = LOADOUT
     turn_seconds: int | None = Field(default=None, ge=1, le=7 * 24 * 3600)
+
+
+class JoinMatch(Body):
+    loadout: Any = LOADOUT
+
+
+class MatchListQuery(Query):
+    mine: bool = Field(default=False, description="your matches; otherwise the waiting ones")
+    limit: int = Field(default=20, ge=1, le=100)
 
 
 class NewAction(Body):
@@ -63,11 +87,24 @@ def _idempotency_key(call: Call) -> str | None:
     "GET",
     "/v1/games",
     summary="The turn-based games: seat range and options of each",
-    response=matches.GameList,
+    response=answers.GameList,
     errors=(401, 429),
 )
-async def list_games(call: Call) -> matches.GameList:
-    return matches.games()
+async def list_games(call: Call) -> answers.GameList:
+    return lobby.games()
+
+
+@endpoints.route(
+    "GET",
+    "/v1/matches",
+    summary="With mine=true your matches, else those waiting for players; newest first",
+    query=MatchListQuery,
+    response=answers.MatchList,
+    errors=(401, 422, 429),
+)
+async def list_matches(call: Call) -> answers.MatchList:
+    query: MatchListQuery = call.query
+    return await lobby.list_matches(call.request.app[POOL], call.player, query.mine, query.limit)
 
 
 @endpoints.route(
@@ -75,20 +112,24 @@ async def list_games(call: Call) -> matches.GameList:
     "/v1/matches",
     summary="Create a match and take its first non-bot seat (accepts Idempotency-Key)",
     body=NewMatch,
-    response=matches.Joined,
+    response=answers.Joined,
     status=201,
     errors=(400, 401, 409, 413, 415, 422, 429),
 )
-async def create_match(call: Call) -> matches.Joined:
+async def create_match(call: Call) -> answers.Joined:
     body: NewMatch = call.body
-    return await matches.create(
-        call.request.app[POOL],
+    app = call.request.app
+    return await lobby.create(
+        app[POOL],
         call.player,
         game_id=body.game,
+        ruleset=body.ruleset,
         seats=body.seats,
         options=body.options,
         bots=body.bots,
+        loadout=body.loadout,
         turn_seconds=body.turn_seconds,
+        wait_seconds=app[SETTINGS].match_wait_seconds,
         idempotency_key=_idempotency_key(call),
     )
 
@@ -96,23 +137,25 @@ async def create_match(call: Call) -> matches.Joined:
 @endpoints.route(
     "POST",
     "/v1/matches/{match_id}/join",
-    summary="Take the lowest free seat; joining again answers the seat you hold",
-    response=matches.Joined,
-    errors=(401, 404, 409, 429),
+    summary="Take the lowest free seat with your loadout; joining again answers the seat you hold",
+    body=JoinMatch,
+    response=answers.Joined,
+    errors=(401, 404, 409, 422, 429),
 )
-async def join_match(call: Call) -> matches.Joined:
-    return await matches.join(call.request.app[POOL], call.player, _match_id(call))
+async def join_match(call: Call) -> answers.Joined:
+    body: JoinMatch = call.body
+    return await lobby.join(call.request.app[POOL], call.player, _match_id(call), body.loadout)
 
 
 @endpoints.route(
     "GET",
     "/v1/matches/{match_id}",
     summary="The match as you may see it: your seat's view and legal actions, or a spectator's",
-    response=matches.MatchState,
+    response=answers.MatchState,
     errors=(401, 404, 429),
 )
-async def get_match(call: Call) -> matches.MatchState:
-    return await matches.read(call.request.app[POOL], call.player, _match_id(call))
+async def get_match(call: Call) -> answers.MatchState:
+    return await play.read(call.request.app[POOL], call.player, _match_id(call))
 
 
 @endpoints.route(
@@ -120,12 +163,12 @@ async def get_match(call: Call) -> matches.MatchState:
     "/v1/matches/{match_id}/actions",
     summary="Act at the version you saw (accepts Idempotency-Key)",
     body=NewAction,
-    response=matches.ActionDone,
+    response=answers.ActionDone,
     errors=(400, 401, 403, 404, 409, 413, 415, 422, 429),
 )
-async def act(call: Call) -> matches.ActionDone:
+async def act(call: Call) -> answers.ActionDone:
     body: NewAction = call.body
-    return await matches.act(
+    return await play.act(
         call.request.app[POOL],
         call.player,
         _match_id(call),
@@ -136,17 +179,36 @@ async def act(call: Call) -> matches.ActionDone:
 
 
 @endpoints.route(
+    "POST",
+    "/v1/matches/{match_id}/resign",
+    summary=(
+        "Give up your seat: the game's rule decides whether you lose or leave and the others"
+        " go on; in a waiting match the seat is freed (accepts Idempotency-Key)"
+    ),
+    response=answers.ActionDone,
+    errors=(400, 401, 403, 404, 409, 422, 429),
+)
+async def resign(call: Call) -> answers.ActionDone:
+    return await play.resign(
+        call.request.app[POOL],
+        call.player,
+        _match_id(call),
+        idempotency_key=_idempotency_key(call),
+    )
+
+
+@endpoints.route(
     "GET",
     "/v1/matches/{match_id}/events",
     summary="Events after a sequence number that you may see; waits up to `wait` seconds",
     query=EventsQuery,
-    response=matches.EventBatch,
+    response=follow.EventBatch,
     errors=(401, 404, 422, 429),
 )
-async def events(call: Call) -> matches.EventBatch:
+async def events(call: Call) -> follow.EventBatch:
     query: EventsQuery = call.query
     app = call.request.app
-    page = await matches.wait_events(
+    page = await follow.wait_events(
         app[POOL], app[MATCH_HUB], call.player, _match_id(call), query.after, query.wait
     )
     return page.wire()
@@ -156,11 +218,11 @@ async def events(call: Call) -> matches.EventBatch:
     "GET",
     "/v1/matches/{match_id}/replay",
     summary="Seed, action log and every event of a finished match (409 before)",
-    response=matches.MatchReplay,
+    response=replays.MatchReplay,
     errors=(401, 404, 409, 429),
 )
-async def replay(call: Call) -> matches.MatchReplay:
-    return await matches.replay(call.request.app[POOL], _match_id(call))
+async def replay(call: Call) -> replays.MatchReplay:
+    return await replays.replay(call.request.app[POOL], _match_id(call))
 
 
 def _socket_player(call: Call) -> UUID:
@@ -190,7 +252,7 @@ async def websocket(call: Call) -> web.WebSocketResponse:
     player_id = _socket_player(call)
     match_id = _match_id(call)
     app = call.request.app
-    await matches.ensure_exists(app[POOL], match_id)
+    await follow.ensure_exists(app[POOL], match_id)
     after: int = call.query.after
     binary = codec.prefers_msgpack(call.request.headers.get("Accept"))
     socket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
@@ -200,7 +262,7 @@ async def websocket(call: Call) -> web.WebSocketResponse:
 
     async def push() -> None:
         try:
-            pages = matches.follow(app[POOL], app[MATCH_HUB], player_id, match_id, after)
+            pages = follow.follow(app[POOL], app[MATCH_HUB], player_id, match_id, after)
             async with aclosing(pages):
                 async for page in pages:
                     data, _ = codec.encode(page.wire(), binary)

@@ -45,6 +45,25 @@ class SeatRow:
     seat: int
     player_id: UUID | None
     bot: bool
+    loadout: Any = None
+    guard: int = 0
+    prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class ListedMatch:
+    """A match as a list shows it, with the listing player's seat and whether it is asked."""
+
+    match_id: UUID
+    game: str
+    ruleset: str
+    status: str
+    version: int
+    seats: int
+    free_seats: int
+    seat: int | None
+    asked: bool
+    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -94,15 +113,17 @@ async def insert_match(
     seed: int,
     seats: Sequence[SeatRow],
     options: dict[str, Any],
-    state: dict[str, Any],
     turn_seconds: int | None,
     created_by: UUID,
+    expires_in_seconds: float,
 ) -> UUID:
+    """A waiting match (no state until every seat is taken), due to expire if it never fills."""
     match_id: UUID = await conn.fetchval(
         """
         INSERT INTO matches (game, ruleset, seed, seats, options, status, state, turn_seconds,
-                             created_by)
-        VALUES ($1, $2, $3, $4, $5::jsonb, 'waiting', $6::jsonb, $7, $8)
+                             created_by, due_at)
+        VALUES ($1, $2, $3, $4, $5::jsonb, 'waiting', '{}', $6, $7,
+                now() + make_interval(secs => $8::float8))
         RETURNING match_id
         """,
         game,
@@ -110,16 +131,16 @@ async def insert_match(
         Decimal(seed),
         len(seats),
         _dumps(options),
-        _dumps(state),
         turn_seconds,
         created_by,
+        expires_in_seconds,
     )
     await conn.executemany(
         """
-        INSERT INTO match_seats (match_id, seat, player_id, bot, joined_at)
-        VALUES ($1, $2, $3, $4, CASE WHEN $3::uuid IS NULL THEN NULL ELSE now() END)
+        INSERT INTO match_seats (match_id, seat, player_id, bot, joined_at, loadout)
+        VALUES ($1, $2, $3, $4, CASE WHEN $3::uuid IS NULL THEN NULL ELSE now() END, $5::jsonb)
         """,
-        [(match_id, s.seat, s.player_id, s.bot) for s in seats],
+        [(match_id, s.seat, s.player_id, s.bot, _dumps(s.loadout)) for s in seats],
     )
     return match_id
 
@@ -138,11 +159,11 @@ async def lock(conn: asyncpg.Connection, match_id: UUID) -> MatchRow | None:
 
 
 async def claim_due(conn: asyncpg.Connection) -> MatchRow | None:
-    """One active match whose due time has passed, locked; rows other instances hold are skipped."""
+    """One open match whose due time has passed, locked; rows other instances hold are skipped."""
     row = await conn.fetchrow(
         f"""
         SELECT {_MATCH_COLUMNS} FROM matches
-        WHERE status = 'active' AND due_at <= now()
+        WHERE status IN ('waiting', 'active') AND due_at <= now()
         ORDER BY due_at
         LIMIT 1
         FOR UPDATE SKIP LOCKED
@@ -153,19 +174,110 @@ async def claim_due(conn: asyncpg.Connection) -> MatchRow | None:
 
 async def seats(conn: Conn, match_id: UUID) -> list[SeatRow]:
     rows = await conn.fetch(
-        "SELECT seat, player_id, bot FROM match_seats WHERE match_id = $1 ORDER BY seat", match_id
+        "SELECT seat, player_id, bot, loadout::text, guard, prompt FROM match_seats"
+        " WHERE match_id = $1 ORDER BY seat",
+        match_id,
     )
-    return [SeatRow(r["seat"], r["player_id"], r["bot"]) for r in rows]
+    return [
+        SeatRow(
+            r["seat"],
+            r["player_id"],
+            r["bot"],
+            None if r["loadout"] is None else json.loads(r["loadout"]),
+            r["guard"],
+            r["prompt"],
+        )
+        for r in rows
+    ]
 
 
-async def take_seat(conn: asyncpg.Connection, match_id: UUID, seat: int, player_id: UUID) -> None:
+async def take_seat(
+    conn: asyncpg.Connection, match_id: UUID, seat: int, player_id: UUID, loadout: Any
+) -> None:
     await conn.execute(
-        "UPDATE match_seats SET player_id = $3, joined_at = now()"
+        "UPDATE match_seats SET player_id = $3, joined_at = now(), loadout = $4::jsonb"
         " WHERE match_id = $1 AND seat = $2",
         match_id,
         seat,
         player_id,
+        _dumps(loadout),
     )
+
+
+async def leave_seat(conn: asyncpg.Connection, match_id: UUID, seat: int) -> None:
+    """A player leaves a match that has not started: the seat is free again."""
+    await conn.execute(
+        "UPDATE match_seats SET player_id = NULL, joined_at = NULL, loadout = NULL"
+        " WHERE match_id = $1 AND seat = $2",
+        match_id,
+        seat,
+    )
+
+
+async def save_prompts(
+    conn: asyncpg.Connection, match_id: UUID, prompts: Sequence[tuple[int, int, str | None]]
+) -> None:
+    """Each (seat, guard, prompt fingerprint) whose prompt changed."""
+    await conn.executemany(
+        "UPDATE match_seats SET guard = $3, prompt = $4 WHERE match_id = $1 AND seat = $2",
+        [(match_id, seat, guard, prompt) for seat, guard, prompt in prompts],
+    )
+
+
+def _listed(row: asyncpg.Record) -> ListedMatch:
+    return ListedMatch(
+        row["match_id"],
+        row["game"],
+        row["ruleset"],
+        row["status"],
+        row["version"],
+        row["seats"],
+        row["free_seats"],
+        row["seat"],
+        row["asked"],
+        row["created_at"],
+    )
+
+
+_LISTED = """
+    SELECT m.match_id, m.game, m.ruleset, m.status, m.version, m.seats, m.created_at,
+           (SELECT count(*) FROM match_seats f
+             WHERE f.match_id = m.match_id AND f.player_id IS NULL AND NOT f.bot) AS free_seats,
+           mine.seat, coalesce(m.status = 'active' AND mine.prompt IS NOT NULL, false) AS asked
+"""
+
+
+async def list_for_player(conn: Conn, player_id: UUID, limit: int) -> list[ListedMatch]:
+    """The player's matches, newest first."""
+    rows = await conn.fetch(
+        _LISTED
+        + """
+          FROM match_seats mine JOIN matches m USING (match_id)
+         WHERE mine.player_id = $1
+         ORDER BY m.created_at DESC, m.match_id
+         LIMIT $2
+        """,
+        player_id,
+        limit,
+    )
+    return [_listed(r) for r in rows]
+
+
+async def list_waiting(conn: Conn, player_id: UUID, limit: int) -> list[ListedMatch]:
+    """Matches still waiting for players, newest first: a lobby to join from."""
+    rows = await conn.fetch(
+        _LISTED
+        + """
+          FROM matches m
+          LEFT JOIN match_seats mine ON mine.match_id = m.match_id AND mine.player_id = $1
+         WHERE m.status = 'waiting'
+         ORDER BY m.created_at DESC, m.match_id
+         LIMIT $2
+        """,
+        player_id,
+        limit,
+    )
+    return [_listed(r) for r in rows]
 
 
 async def update(
@@ -186,12 +298,12 @@ async def update(
         UPDATE matches SET
             status = $2, version = $3, last_seq = $4, state = $5::jsonb, outcome = $6::jsonb,
             due_at = CASE
-                WHEN $2 <> 'active' THEN NULL
+                WHEN $2 NOT IN ('waiting', 'active') THEN NULL
                 WHEN NOT $8 THEN due_at
                 WHEN $7::float8 IS NULL THEN NULL
                 ELSE now() + make_interval(secs => $7::float8)
             END,
-            finished_at = CASE WHEN $2 = 'finished' THEN now() ELSE finished_at END
+            finished_at = CASE WHEN $2 IN ('finished', 'expired') THEN now() ELSE finished_at END
         WHERE match_id = $1
         """,
         match_id,
@@ -208,7 +320,7 @@ async def update(
 async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:
     await conn.execute(
         "UPDATE matches SET due_at = now() + make_interval(secs => $2::float8)"
-        " WHERE match_id = $1 AND status = 'active'",
+        " WHERE match_id = $1 AND status IN ('waiting', 'active')",
         match_id,
         seconds,
     )

@@ -132,7 +132,7 @@ CREATE TABLE IF NOT EXISTS matches (
     seed         numeric(20, 0) NOT NULL CHECK (seed >= 0 AND seed < 18446744073709551616),
     seats        integer NOT NULL CHECK (seats > 0),
     options      jsonb NOT NULL,
-    status       text NOT NULL CHECK (status IN ('waiting', 'active', 'finished')),
+    status       text NOT NULL,
     version      integer NOT NULL DEFAULT 0,
     last_seq     bigint NOT NULL DEFAULT 0,
     state        jsonb NOT NULL,
@@ -144,7 +144,11 @@ CREATE TABLE IF NOT EXISTS matches (
     finished_at  timestamptz
 );
 
-CREATE INDEX IF NOT EXISTS matches_due_idx ON matches (due_at) WHERE status = 'active';
+-- Waiting matches are due too: when nobody filled them in time, they expire.
+DROP INDEX IF EXISTS matches_due_idx;
+CREATE INDEX IF NOT EXISTS matches_open_due_idx ON matches (due_at)
+    WHERE status IN ('waiting', 'active');
+CREATE INDEX IF NOT EXISTS matches_created_idx ON matches (created_at DESC);
 
 -- One row per seat: a player, a bot, or (while waiting) nobody; a player holds one seat at most.
 CREATE TABLE IF NOT EXISTS match_seats (
@@ -153,6 +157,13 @@ CREATE TABLE IF NOT EXISTS match_seats (
     player_id uuid REFERENCES players (player_id),
     bot       boolean NOT NULL,
     joined_at timestamptz,
+    -- What the seat brought (a deck list, a character…); NULL for a game that takes none.
+    loadout   jsonb,
+    -- The version at which the seat's prompt last changed: a seat acting at an older version
+    -- has not seen what it is asked now (409); changes elsewhere leave it alone.
+    guard     integer NOT NULL DEFAULT 0,
+    -- The fingerprint of what the seat is asked now; NULL when it is asked nothing.
+    prompt    text,
     PRIMARY KEY (match_id, seat),
     UNIQUE (match_id, player_id),
     CHECK (NOT (bot AND player_id IS NOT NULL))
@@ -166,10 +177,28 @@ CREATE TABLE IF NOT EXISTS match_actions (
     version    integer NOT NULL,
     seat       integer NOT NULL,
     action     jsonb NOT NULL,
-    source     text NOT NULL CHECK (source IN ('player', 'bot', 'timeout')),
+    source     text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (match_id, version)
 );
+
+-- Databases made before these columns and values existed get them here.
+ALTER TABLE match_seats ADD COLUMN IF NOT EXISTS loadout jsonb;
+ALTER TABLE match_seats ADD COLUMN IF NOT EXISTS guard integer NOT NULL DEFAULT 0;
+ALTER TABLE match_seats ADD COLUMN IF NOT EXISTS prompt text;
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'matches_status_allowed') THEN
+        ALTER TABLE matches DROP CONSTRAINT IF EXISTS matches_status_check;
+        ALTER TABLE matches ADD CONSTRAINT matches_status_allowed
+            CHECK (status IN ('waiting', 'active', 'finished', 'expired'));
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'match_actions_source_allowed') THEN
+        ALTER TABLE match_actions DROP CONSTRAINT IF EXISTS match_actions_source_check;
+        ALTER TABLE match_actions ADD CONSTRAINT match_actions_source_allowed
+            CHECK (source IN ('player', 'bot', 'timeout', 'resign'));
+    END IF;
+END $$;
 
 -- What happened, numbered per match; `visible_to` NULL is public, else only those seats see it.
 CREATE TABLE IF NOT EXISTS match_events (
@@ -185,5 +214,7 @@ CREATE TABLE IF NOT EXISTS match_events (
 
 -- Ops: what the matchmaking report and /metrics read, kept cheap as the tables grow.
 CREATE INDEX IF NOT EXISTS runs_active_idx ON runs (ruleset) WHERE status = 'shopping';
-CREATE INDEX IF NOT EXISTS matches_open_idx ON matches (game, status) WHERE status <> 'finished';
+DROP INDEX IF EXISTS matches_open_idx;
+CREATE INDEX IF NOT EXISTS matches_live_idx ON matches (game, status)
+    WHERE status IN ('waiting', 'active');
 CREATE INDEX IF NOT EXISTS match_actions_created_idx ON match_actions (created_at);

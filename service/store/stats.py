@@ -134,7 +134,7 @@ async def games(conn: asyncpg.Pool | asyncpg.Connection) -> list[GameRow]:
         WITH open AS (
             SELECT game, count(*) FILTER (WHERE status = 'active') AS active,
                    count(*) FILTER (WHERE status = 'waiting') AS waiting
-              FROM matches WHERE status <> 'finished' GROUP BY game),
+              FROM matches WHERE status IN ('waiting', 'active') GROUP BY game),
         seats AS (
             SELECT m.game, count(*) AS free FROM match_seats s JOIN matches m USING (match_id)
              WHERE m.status = 'waiting' AND s.player_id IS NULL AND NOT s.bot GROUP BY m.game),

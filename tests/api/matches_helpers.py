@@ -2,6 +2,7 @@
 
 import random
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -9,8 +10,9 @@ import asyncpg
 import pytest
 
 from service.config import Settings
+from service.games.kernel.protocol import rebuild
+from service.games.registry import get_game
 from service.store import matches as store
-from service.usecases.matches import play as usecases
 from tests.http import Answer, Api
 
 
@@ -120,13 +122,25 @@ async def finished_matches_rebuild(settings: Settings) -> AsyncIterator[None]:
     await assert_finished_matches_rebuild(settings.database_url)
 
 
+async def cache_agrees_with_log(db: store.Conn, match_id: uuid.UUID) -> bool:
+    """True when replaying the seed, the loadouts and the action log gives the cached state."""
+    row = await store.get(db, match_id)
+    assert row is not None, match_id
+    seats = await store.seats(db, match_id)
+    log = [(a.seat, a.action) for a in await store.actions(db, match_id)]
+    game = get_game(row.game, row.ruleset)
+    loadouts = [s.loadout for s in seats]
+    state = rebuild(game, row.seed, row.seats, row.options, loadouts, log)
+    return bool(game.dump_state(state) == row.state)
+
+
 async def assert_finished_matches_rebuild(database_url: str) -> int:
     """Every finished match's seed and action log rebuild its cached state; returns how many."""
     pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2)
     try:
         finished = await store.finished_ids(pool)
         for match_id in finished:
-            assert await usecases.cache_agrees_with_log(pool, match_id), match_id
+            assert await cache_agrees_with_log(pool, match_id), match_id
         return len(finished)
     finally:
         await pool.close()

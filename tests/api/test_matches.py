@@ -11,10 +11,10 @@ import pytest
 from service.config import Settings
 from service.games.kernel.rng import MASK64
 from service.games.registry import get_game
-from service.usecases.matches.play import cache_agrees_with_log
 from tests.api.matches_helpers import (
     act,
     all_events,
+    cache_agrees_with_log,
     create,
     finished_matches_rebuild,  # noqa: F401 (autouse)
     ints_in,
@@ -252,7 +252,7 @@ async def test_random_play_to_the_end_leaks_no_secret_and_replays(
     assert [a["version"] for a in replay["actions"]] == list(range(1, final["version"] + 1))
     assert {a["source"] for a in replay["actions"]} == {"player"}
     # Every generator state the match went through, and its seed, are the secrets.
-    state = NECROMANCERS.setup(replay["seed"], seats, {})
+    state = NECROMANCERS.setup(replay["seed"], seats, {}, [None] * seats)
     secrets = {replay["seed"], NECROMANCERS.dump_state(state)["rng"]}
     for step in replay["actions"]:
         state, _ = NECROMANCERS.apply(state, step["seat"], step["action"])

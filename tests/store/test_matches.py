@@ -36,9 +36,9 @@ async def test_events_after_gives_each_seat_only_what_it_may_see(conn: asyncpg.C
         seed=MASK64,
         seats=[SeatRow(0, owner.player_id, False), SeatRow(1, None, True)],
         options={},
-        state={"rng": MASK64},
         turn_seconds=None,
         created_by=owner.player_id,
+        expires_in_seconds=60.0,
     )
     await store.insert_events(
         conn,
@@ -66,5 +66,6 @@ async def test_events_after_gives_each_seat_only_what_it_may_see(conn: asyncpg.C
     ]
     row = await store.get(conn, match_id)
     assert row is not None
-    assert row.seed == MASK64 and row.state == {"rng": MASK64}
-    assert row.status == "waiting" and row.due_at is None
+    assert row.seed == MASK64 and row.state == {}
+    # A waiting match has no state until it starts, and is due to expire if it never fills.
+    assert row.status == "waiting" and row.due_at is not None

@@ -1,7 +1,9 @@
-"""A match being changed inside one transaction: apply actions, play bots, then save.
+"""A match being changed inside one transaction: start it, apply actions, play bots, then save.
 
-Everything a write appends (actions, numbered events with their visibility) is collected here
-and stored by `save` in the same transaction, with the NOTIFY that PostgreSQL delivers on commit.
+Everything a write appends (actions, numbered events with their visibility and hidden marks)
+is collected here and stored by `save` in the same transaction, with the NOTIFY that PostgreSQL
+delivers on commit. Events are stored as the kernel marks them and redacted per seat on the way
+out (`event_for`), so every path (answers, GET, long-poll, WebSocket) shows a seat the same.
 """
 
 import secrets
@@ -12,7 +14,9 @@ from typing import Any
 import asyncpg
 from typing_extensions import TypedDict
 
-from service.games.kernel.protocol import Event, Game
+from service.games.kernel.prompts import prompt_fingerprint
+from service.games.kernel.protocol import RESIGN, Event, Game, event_for
+from service.games.kernel.rng import one_way_seed
 from service.games.registry import get_game
 from service.runtime import metrics
 from service.store import matches as store
@@ -20,6 +24,7 @@ from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
 
 # Bot moves applied in one transaction; the sweeper plays the rest.
 MAX_BOT_ACTIONS = 50
+WAITING, ACTIVE, FINISHED, EXPIRED = "waiting", "active", "finished", "expired"
 
 
 class WireEvent(TypedDict):
@@ -29,12 +34,32 @@ class WireEvent(TypedDict):
     data: dict[str, Any]
 
 
-def event_wire(event: EventRow) -> WireEvent:
-    return {"seq": event.seq, "version": event.version, "kind": event.kind, "data": event.data}
+def stored_event(event: EventRow) -> dict[str, Any]:
+    """The event as the kernel reads it: marks in JSON form, routing in `visible_to`."""
+    return {
+        "seq": event.seq,
+        "version": event.version,
+        "kind": event.kind,
+        "data": event.data,
+        "visible_to": event.visible_to,
+    }
 
 
-def _visible(event: EventRow, seat: int | None) -> bool:
-    return event.visible_to is None or (seat is not None and seat in event.visible_to)
+def event_wire(event: EventRow, seat: int | None) -> WireEvent | None:
+    """The event as `seat` receives it, or None when it may not see it."""
+    shown = event_for(stored_event(event), seat)
+    if shown is None:
+        return None
+    return {"seq": event.seq, "version": event.version, "kind": event.kind, "data": shown["data"]}
+
+
+def events_wire(events: Iterable[EventRow], seat: int | None) -> list[WireEvent]:
+    return [wire for event in events if (wire := event_wire(event, seat)) is not None]
+
+
+def bot_loadout_seed(match_seed: int, seat: int) -> int:
+    """The seed of a bot's loadout: one-way, so the loadout tells nothing of the match seed."""
+    return one_way_seed(match_seed, b"bot-loadout:" + str(seat).encode())
 
 
 @dataclass
@@ -55,49 +80,63 @@ class Progress:
 
     @classmethod
     def of(cls, row: MatchRow, seats: list[SeatRow]) -> "Progress":
-        game = get_game(row.game)
-        return cls(
-            row,
-            seats,
-            game,
-            game.load_state(row.state),
-            row.status,
-            row.version,
-            row.last_seq,
-            row.outcome,
-        )
+        game = get_game(row.game, row.ruleset)
+        state = game.load_state(row.state) if row.status != WAITING else None
+        return cls(row, seats, game, state, row.status, row.version, row.last_seq, row.outcome)
 
     @property
     def bots(self) -> set[int]:
         return {s.seat for s in self.seats if s.bot}
 
     def to_act(self) -> list[int]:
-        return self.game.to_act(self.state) if self.status == "active" else []
+        return self.game.to_act(self.state) if self.status == ACTIVE else []
 
     def emit(self, events: Iterable[Event]) -> None:
         for event in events:
             self.last_seq += 1
-            visible = None if event.visible_to is None else list(event.visible_to)
+            stored = event.to_json()
             self.events.append(
-                EventRow(self.last_seq, self.version, event.kind, dict(event.data), visible)
+                EventRow(
+                    self.last_seq, self.version, event.kind, stored["data"], stored["visible_to"]
+                )
             )
+
+    def _count(self, seat: int, action: dict[str, Any], source: str) -> None:
+        self.version += 1
+        self.restart_timer = True
+        self.actions.append(ActionRow(self.version, seat, action, source))
+
+    def _check_over(self) -> None:
+        outcome = self.game.outcome(self.state)
+        if outcome is not None:
+            self.status = FINISHED
+            self.outcome = dict(outcome)
 
     def apply(self, seat: int, action: dict[str, Any], source: str) -> None:
         """Apply one action; `IllegalAction` leaves everything as it was."""
         self.state, events = self.game.apply(self.state, seat, action)
-        self.version += 1
-        self.restart_timer = True
-        self.actions.append(ActionRow(self.version, seat, action, source))
+        self._count(seat, action, source)
         self.emit(events)
-        outcome = self.game.outcome(self.state)
-        if outcome is not None:
-            self.status = "finished"
-            self.outcome = dict(outcome)
+        self._check_over()
+
+    def resign(self, seat: int) -> None:
+        """`seat` gives up, by the game's rule; logged so that a rebuild replays it."""
+        self.state, events = self.game.resign(self.state, seat)
+        self._count(seat, RESIGN, "resign")
+        self.emit(events)
+        self._check_over()
 
     def activate(self) -> None:
-        self.status = "active"
+        """Every seat is taken: set the game up with the seats' loadouts and start it."""
+        loadouts = [s.loadout for s in self.seats]
+        self.state = self.game.setup(self.row.seed, self.row.seats, self.row.options, loadouts)
+        self.status = ACTIVE
         self.restart_timer = True
         self.emit([Event("match_started"), *self.game.setup_events(self.state)])
+
+    def expire(self) -> None:
+        self.status = EXPIRED
+        self.emit([Event("match_expired")])
 
     def run_bots(self) -> bool:
         """Play bot seats until a human must act; True when the bound left bot moves undone."""
@@ -105,8 +144,25 @@ class Progress:
             seat = next((s for s in self.to_act() if s in self.bots), None)
             if seat is None:
                 return False
-            self.apply(seat, self.game.bot_action(self.state, seat, secrets.randbits(64)), "bot")
+            choice = self.game.bot_move(self.state, seat, secrets.randbits(64))
+            self.apply(seat, choice, "bot")
         return any(s in self.bots for s in self.to_act())
+
+    def prompt_of(self, seat: int | None) -> dict[str, Any] | None:
+        if seat is None or self.status != ACTIVE:
+            return None
+        prompt = self.game.prompt(self.state, seat)
+        return None if prompt is None else prompt.as_dict()
+
+    def _changed_prompts(self) -> list[tuple[int, int, str | None]]:
+        """(seat, guard, fingerprint) of each seat whose prompt is not what it was."""
+        changed = []
+        for seat in self.seats:
+            prompt = self.game.prompt(self.state, seat.seat) if self.status == ACTIVE else None
+            fingerprint = None if prompt is None else prompt_fingerprint(prompt)
+            if fingerprint != seat.prompt:
+                changed.append((seat.seat, self.version, fingerprint))
+        return changed
 
     async def save(self, conn: asyncpg.Connection, bots_pending: bool) -> None:
         due = 0.0 if bots_pending else self.row.turn_seconds
@@ -116,11 +172,14 @@ class Progress:
             status=self.status,
             version=self.version,
             last_seq=self.last_seq,
-            state=self.game.dump_state(self.state),
+            state={} if self.state is None else self.game.dump_state(self.state),
             outcome=self.outcome,
             due_in_seconds=due,
             reset_due=self.restart_timer or bots_pending,
         )
+        changed = self._changed_prompts()
+        if changed:
+            await store.save_prompts(conn, self.row.match_id, changed)
         if self.actions:
             await store.insert_actions(conn, self.row.match_id, self.actions)
             for action in self.actions:
@@ -132,4 +191,4 @@ class Progress:
             await store.notify(conn, self.row.match_id, self.last_seq)
 
     def events_for(self, seat: int | None) -> list[WireEvent]:
-        return [event_wire(e) for e in self.events if _visible(e, seat)]
+        return events_wire(self.events, seat)

@@ -1,4 +1,5 @@
-"""The sweeper: turn timers that ran out, and bot moves left over, on every instance.
+"""The sweeper: turn timers that ran out, bot moves left over, and waiting matches that never
+filled, on every instance.
 
 Each due match is claimed with FOR UPDATE SKIP LOCKED in a transaction of its own, so any
 number of instances can sweep at once without touching the same match.
@@ -12,7 +13,7 @@ import structlog
 
 from service.store import matches as store
 from service.store.database import is_unavailable
-from service.usecases.matches.progress import Progress
+from service.usecases.matches.progress import WAITING, Progress
 
 log = structlog.get_logger("service.matches")
 
@@ -31,6 +32,10 @@ async def _sweep_one(conn: asyncpg.Connection) -> bool:
                 return False
             claimed = row.match_id
             progress = Progress.of(row, await store.seats(conn, row.match_id))
+            if row.status == WAITING:
+                progress.expire()
+                await progress.save(conn, False)
+                return True
             to_act = progress.to_act()
             # No bot is to act, so the match is due because a turn timer ran out.
             if not progress.bots.intersection(to_act):
