@@ -39,6 +39,7 @@ from service.runtime.metrics import sample_pool
 from service.store.database import apply_schema, create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
 from service.usecases import catalogue
+from service.usecases.matches import lobby
 from service.usecases.matches.sweeper import run_sweeper
 
 log = structlog.get_logger("service.app")
@@ -122,6 +123,15 @@ async def _sweeper(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+def _loadout_schemas() -> dict[str, Any]:
+    """Each game's loadout schema, as components `Loadout_<game>` of the OpenAPI document."""
+    return {
+        f"Loadout_{game['id']}": game["loadout"]
+        for game in lobby.games()["games"]
+        if game["loadout"] is not None
+    }
+
+
 def create_app(settings: Settings) -> web.Application:
     catalogue.load_all()
     # Metrics outermost, so that they count the answers the error middleware made.
@@ -132,7 +142,7 @@ def create_app(settings: Settings) -> web.Application:
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
     app[TOKENS] = VerifiedTokens(settings.secret_key)
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
-    app[docs.OPENAPI] = build_document(tables)
+    app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
     register(app, tables)
     app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper])
     # Open WebSockets would hold the server open until the shutdown timeout: close them

@@ -120,14 +120,12 @@ def _schemas(endpoints: list[Endpoint]) -> dict[str, Any]:
 
 
 def build_document(
-    tables: list[Endpoints], extra_paths: dict[str, Any] | None = None
+    tables: list[Endpoints], extra_schemas: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     endpoints = [e for table in tables for e in table.items]
     paths: dict[str, Any] = {}
     for endpoint in endpoints:
         paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint)
-    for path, operations in (extra_paths or {}).items():
-        paths.setdefault(path, {}).update(operations)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -140,7 +138,7 @@ def build_document(
         },
         "paths": dict(sorted(paths.items())),
         "components": {
-            "schemas": dict(sorted(_schemas(endpoints).items())),
+            "schemas": dict(sorted({**_schemas(endpoints), **(extra_schemas or {})}.items())),
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
                 "opsToken": {"type": "apiKey", "in": "header", "name": OPS_HEADER},

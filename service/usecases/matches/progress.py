@@ -81,7 +81,8 @@ class Progress:
     @classmethod
     def of(cls, row: MatchRow, seats: list[SeatRow]) -> "Progress":
         game = get_game(row.game, row.ruleset)
-        state = game.load_state(row.state) if row.status != WAITING else None
+        # A match that never started (waiting, or expired while waiting) has no state.
+        state = game.load_state(row.state) if row.status in (ACTIVE, FINISHED) else None
         return cls(row, seats, game, state, row.status, row.version, row.last_seq, row.outcome)
 
     @property
