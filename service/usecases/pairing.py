@@ -13,11 +13,11 @@ from uuid import UUID
 import asyncpg
 
 from service.games.cryptids.content import PairingRules
-from service.games.kernel.rng import SplitMix64, derive_seed
+from service.games.kernel.rng import SplitMix64, one_way_seed
 from service.store import snapshots
 from service.store.snapshots import Candidate
 
-PAIR_SALT = 0x9A12_0000_0000_0000
+PAIR_SALT = "cryptids:pair:{round}"
 
 RUNG_BOT = "bot"
 FALLBACK_RUNGS = ("previous_round", "next_round", RUNG_BOT)
@@ -63,7 +63,7 @@ async def find_ghost(
     ttl_seconds: float,
 ) -> Ghost | None:
     """The ghost for this round, or None when only a bot is left."""
-    rng = SplitMix64(derive_seed(run_seed, PAIR_SALT ^ round_))
+    rng = SplitMix64(one_way_seed(run_seed, PAIR_SALT.format(round=round_).encode()))
     searches = [(round_, None), (round_ - 1, "previous_round"), (round_ + 1, "next_round")]
     for search_round, rung in searches:
         if search_round < 1:

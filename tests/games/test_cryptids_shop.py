@@ -7,6 +7,7 @@ import pytest
 from service.games.cryptids import run, shop
 from service.games.cryptids.content import load_ruleset
 from service.games.cryptids.shop import Member, Offer, Shop, ShopError
+from service.games.kernel.rng import one_way_seed
 from service.usecases import pairing
 
 RULES = load_ruleset()
@@ -191,12 +192,14 @@ def test_bot_warband_is_seeded_legal_and_spends_the_round_budget(round_: int) ->
 
 def test_documented_salts_match_the_code() -> None:
     doc = (Path(__file__).parents[2] / "docs/rules/cryptids.md").read_text()
-    documented = {
-        name: int(value, 16) for name, value in re.findall(r"`(\w+_SALT) = (0x[0-9A-F]+)`", doc)
-    }
+    documented = {name: value for name, value in re.findall(r'`(\w+_SALT) = "([^"]+)"`', doc)}
     assert documented == {
         "SHOP_SALT": shop.SHOP_SALT,
         "BOT_SALT": shop.BOT_SALT,
         "PAIR_SALT": pairing.PAIR_SALT,
         "BATTLE_SALT": run.BATTLE_SALT,
     }
+    example = re.search(r'`one_way_seed\((\d+), b"([^"]+)"\)` is `(\d+)`', doc)
+    assert example is not None
+    seed, salt, value = example.groups()
+    assert one_way_seed(int(seed), salt.encode()) == int(value) == run.battle_seed(int(seed), 1)

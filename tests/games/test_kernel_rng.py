@@ -1,6 +1,7 @@
 import hashlib
 
-from service.games.kernel.rng import MASK64, SplitMix64, derive_seed, one_way_seed
+from service.games.kernel import rng as rng_module
+from service.games.kernel.rng import GOLDEN_GAMMA, MASK64, SplitMix64, mix64, one_way_seed
 
 
 def test_splitmix64_matches_the_published_reference_sequence() -> None:
@@ -30,9 +31,32 @@ def test_shuffle_is_fisher_yates_from_the_last_index_down() -> None:
     assert sorted(items) == list(range(5))
 
 
-def test_derive_seed_is_the_first_output_of_the_salted_seed() -> None:
-    assert derive_seed(123, 0xABC) == SplitMix64(123 ^ 0xABC).next()
-    assert 0 <= derive_seed(MASK64, 1) <= MASK64
+def test_blake2b_is_the_primitive_of_rfc_7693() -> None:
+    # RFC 7693, Appendix A: BLAKE2b-512("abc").
+    assert hashlib.blake2b(b"abc").hexdigest() == (
+        "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+        "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"
+    )
+
+
+def _unmix64(z: int) -> int:
+    """The inverse of SplitMix64's output function: what made the old derivation invertible."""
+    z = (z ^ (z >> 31) ^ (z >> 62)) & MASK64
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & MASK64
+    z = (z ^ (z >> 27) ^ (z >> 54)) & MASK64
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & MASK64
+    return (z ^ (z >> 30) ^ (z >> 60)) & MASK64
+
+
+def test_a_revealed_sub_seed_no_longer_gives_its_parent_away() -> None:
+    """The old `mix64(seed ^ salt)` let anyone holding a battle seed compute the run seed."""
+    run_seed, salt = 0x1234_5678_9ABC_DEF0, 0xBA77_1E00_0000_0003
+    old = mix64(((run_seed ^ salt) + GOLDEN_GAMMA) & MASK64)
+    recovered = ((_unmix64(old) - GOLDEN_GAMMA) & MASK64) ^ salt
+    assert recovered == run_seed  # the attack, on the old derivation
+    new = one_way_seed(run_seed, b"cryptids:battle:3")
+    assert ((_unmix64(new) - GOLDEN_GAMMA) & MASK64) ^ salt != run_seed
+    assert not hasattr(rng_module, "derive_seed")
 
 
 def test_one_way_seed_is_blake2b_of_the_parent_and_salt_little_endian() -> None:

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from service.games.cryptids.content import RunRules
 from service.games.cryptids.rating import elo_change
-from service.games.kernel.rng import derive_seed
+from service.games.kernel.rng import one_way_seed
 
-BATTLE_SALT = 0xBA77_1E00_0000_0000
+BATTLE_SALT = "cryptids:battle:{round}"
 SHOPPING = "shopping"
 WON = "won"
 LOST = "lost"
@@ -31,8 +31,8 @@ class Standing:
 
 
 def battle_seed(run_seed: int, round_: int) -> int:
-    """The seed of the run's battle in `round_`."""
-    return derive_seed(run_seed, BATTLE_SALT ^ round_)
+    """The seed of the run's battle in `round_`: one-way, since the battle's replay shows it."""
+    return one_way_seed(run_seed, BATTLE_SALT.format(round=round_).encode())
 
 
 def rating_change(

@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.games.cryptids.content import Ruleset, Species
-from service.games.kernel.rng import SplitMix64, derive_seed
+from service.games.kernel.rng import SplitMix64, one_way_seed
 
 # Sub-seed salts, published in docs/rules/cryptids.md ("The shop").
-SHOP_SALT = 0x5B0B_0000_0000_0000
-BOT_SALT = 0xB07_0000_0000_0000
+SHOP_SALT = "cryptids:shop:{round}:{rerolls}"
+BOT_SALT = "cryptids:bot:{round}"
 
 
 class ShopError(ValueError):
@@ -93,7 +93,8 @@ def _offers(
     ruleset: Ruleset, seed: int, round_: int, rerolls: int, kept: Sequence[Offer | None]
 ) -> tuple[Offer | None, ...]:
     """Fill every slot that holds no frozen offer, drawing from the unlocked tiers in slot order."""
-    rng = SplitMix64(derive_seed(seed, SHOP_SALT ^ (round_ << 16) ^ rerolls))
+    salt = SHOP_SALT.format(round=round_, rerolls=rerolls).encode()
+    rng = SplitMix64(one_way_seed(seed, salt))
     pool = _pool(ruleset, round_)
     out: list[Offer | None] = []
     for slot in range(slot_count(ruleset, round_)):
@@ -220,7 +221,7 @@ def bot_warband(ruleset: Ruleset, seed: int, round_: int) -> tuple[Member, ...]:
     It buys `round * gold_per_round // buy_cost` cryptids one by one from the pool of that
     round; on a full board that would not merge, the new cryptid replaces the lowest tier one.
     """
-    rng = SplitMix64(derive_seed(seed, BOT_SALT ^ round_))
+    rng = SplitMix64(one_way_seed(seed, BOT_SALT.format(round=round_).encode()))
     pool = _pool(ruleset, round_)
     buys = round_ * ruleset.shop.gold_per_round // ruleset.shop.buy_cost
     warband: list[Member] = []

@@ -20,11 +20,6 @@ def mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
-def derive_seed(seed: int, salt: int) -> int:
-    """A sub-seed: the first output of a generator seeded with `seed ^ salt`."""
-    return mix64(((seed ^ salt) + GOLDEN_GAMMA) & MASK64)
-
-
 def one_way_seed(parent: int, salt: bytes) -> int:
     """A sub-seed that reveals nothing of `parent` or its siblings (DESIGN §3).
 
