@@ -118,10 +118,17 @@ async def end_turn_loop(pool: asyncpg.Pool, players: int, turns: int) -> tuple[f
 
     async def play(player_id: uuid.UUID, run_id: uuid.UUID) -> None:
         for _ in range(turns):
-            await runs.shop_move(pool, player_id, run_id, buy_all)
+            run = await runs.shop_move(pool, player_id, run_id, "buy", buy_all, runs.Retry())
             started = time.perf_counter()
             answer = await runs.end_turn(
-                pool, player_id, run_id, round_=None, order=None, abilities=None, policy=policy
+                pool,
+                player_id,
+                run_id,
+                round_=run["round"],
+                order=None,
+                abilities=None,
+                policy=policy,
+                retry=runs.Retry(),
             )
             latencies.append((time.perf_counter() - started) * 1000)
             if answer["status"] != "shopping":

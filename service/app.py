@@ -28,9 +28,17 @@ from service.api import (
     players,
     runs,
 )
-from service.api.auth import VerifiedTokens
+from service.api.auth import KnownPlayers, VerifiedTokens
 from service.api.endpoints import Endpoints, register
-from service.api.keys import LIMITER, MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
+from service.api.keys import (
+    KNOWN_PLAYERS,
+    LIMITER,
+    MATCH_HUB,
+    MATCH_SOCKETS,
+    POOL,
+    SETTINGS,
+    TOKENS,
+)
 from service.api.middleware import request_context
 from service.api.openapi import build_document
 from service.api.ratelimit import RateLimiter
@@ -141,6 +149,7 @@ def create_app(settings: Settings) -> web.Application:
     app[SETTINGS] = settings
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
     app[TOKENS] = VerifiedTokens(settings.secret_key)
+    app[KNOWN_PLAYERS] = KnownPlayers()
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
     app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
     register(app, tables)

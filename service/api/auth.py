@@ -65,15 +65,39 @@ class VerifiedTokens:
         return player_id
 
 
+class KnownPlayers:
+    """Players this process has seen in the database lately.
+
+    A validly signed token may name a player that no longer exists (a restored database, a
+    shared SECRET_KEY): endpoints that touch the database check, and remember the answer for a
+    while so that a client's stream of requests costs one lookup.
+    """
+
+    def __init__(self, ttl_seconds: float = 60.0, size: int = 10_000) -> None:
+        self.ttl_seconds = ttl_seconds
+        self.size = size
+        self._seen: dict[UUID, float] = {}
+
+    def known(self, player_id: UUID) -> bool:
+        seen = self._seen.get(player_id)
+        return seen is not None and time.monotonic() - seen < self.ttl_seconds
+
+    def remember(self, player_id: UUID) -> None:
+        if len(self._seen) >= self.size:
+            del self._seen[next(iter(self._seen))]
+        self._seen[player_id] = time.monotonic()
+
+
 def bearer_token(authorization: str | None) -> str:
     """The token of an `Authorization: Bearer …` header."""
     if not authorization:
         raise InvalidToken("missing Authorization header")
     scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    # A JWT is ASCII; anything else (a header in another encoding) is no token of ours.
+    if scheme.lower() != "bearer" or not token.strip() or not token.isascii():
         raise InvalidToken("Authorization must be 'Bearer <token>'")
     return token.strip()
 
 
 def ops_token_matches(expected: str, given: str) -> bool:
-    return hmac.compare_digest(expected.encode(), given.encode())
+    return given.isascii() and hmac.compare_digest(expected.encode(), given.encode())

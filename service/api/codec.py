@@ -12,14 +12,41 @@ from service.api.errors import ApiError
 JSON = "application/json"
 MSGPACK = "application/msgpack"
 _MSGPACK_TYPES = frozenset({MSGPACK, "application/x-msgpack"})
+# Deeper than any request needs; a deeper body would exhaust the stack while it is encoded.
+MAX_DEPTH = 32
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _depth_within(value: Any, limit: int) -> bool:
+    """Whether no container inside `value` is nested more than `limit` deep (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return True
+
+
 def decode(content_type: str, raw: bytes) -> Any:
-    """Decode a request body; 400 when malformed, 415 for another media type."""
+    """Decode a request body; 400 when malformed or too deep, 415 for another media type."""
+    data = _decode(content_type, raw)
+    if not _depth_within(data, MAX_DEPTH):
+        raise ApiError(
+            400,
+            "malformed_body",
+            f"body is nested more than {MAX_DEPTH} levels deep",
+            {"max_depth": MAX_DEPTH},
+        )
+    return data
+
+
+def _decode(content_type: str, raw: bytes) -> Any:
     if content_type == JSON:
         try:
             return json.loads(raw, parse_constant=_reject_constant)

@@ -22,10 +22,13 @@ from service.api.errors import (
     rate_limited,
     unauthorized,
 )
-from service.api.keys import LIMITER, SETTINGS, TOKENS
+from service.api.keys import KNOWN_PLAYERS, LIMITER, POOL, SETTINGS, TOKENS
+from service.usecases import players
 
 Auth = Literal["none", "player", "ops"]
 OPS_HEADER = "X-Ops-Token"
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 200
 
 
 class Body(BaseModel):
@@ -54,6 +57,20 @@ class Call:
         if self.player_id is None:
             raise RuntimeError("endpoint is not authenticated")
         return self.player_id
+
+    @property
+    def idempotency_key(self) -> str | None:
+        """The Idempotency-Key header: 1 to 200 printable ASCII characters, or absent."""
+        key = self.request.headers.get(IDEMPOTENCY_HEADER)
+        if key is None:
+            return None
+        if not 1 <= len(key) <= MAX_KEY_LENGTH or not (key.isascii() and key.isprintable()):
+            raise ApiError(
+                400,
+                "invalid_idempotency_key",
+                f"{IDEMPOTENCY_HEADER} must be 1 to {MAX_KEY_LENGTH} printable ASCII characters",
+            )
+        return key
 
     def path_param(self, name: str) -> str:
         return self.request.match_info[name]
@@ -150,7 +167,20 @@ def _authenticate(request: web.Request) -> UUID:
         token = auth.bearer_token(request.headers.get("Authorization"))
         return request.app[TOKENS].player(token)
     except auth.InvalidToken as exc:
+        # Failures count against the client's address, so tokens cannot be guessed at speed.
+        _limit(request, ("ip", request.remote))
         raise unauthorized(str(exc)) from exc
+
+
+async def _check_known(request: web.Request, player_id: UUID) -> None:
+    """A signed token whose player is gone (a restored database) is refused, not a 500."""
+    known = request.app[KNOWN_PLAYERS]
+    if known.known(player_id):
+        return
+    if not await players.exists(request.app[POOL], player_id):
+        _limit(request, ("ip", request.remote))
+        raise unauthorized("the token names no known player")
+    known.remember(player_id)
 
 
 def _check_ops(request: web.Request) -> None:
@@ -173,6 +203,8 @@ def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.Stre
         if endpoint.auth == "player":
             call.player_id = _authenticate(request)
             structlog.contextvars.bind_contextvars(player_id=str(call.player_id))
+            if endpoint.database:
+                await _check_known(request, call.player_id)
         elif endpoint.auth == "ops":
             _check_ops(request)
         if endpoint.rate_limited:

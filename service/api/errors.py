@@ -6,7 +6,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.usecases.errors import (
-    BadRequest,
     Conflict,
     Forbidden,
     Illegal,
@@ -21,7 +20,6 @@ _STATUS_OF_KIND: tuple[tuple[type[ServiceError], int], ...] = (
     (Forbidden, 403),
     (Conflict, 409),
     (Illegal, 422),
-    (BadRequest, 400),
 )
 
 
@@ -95,4 +93,16 @@ def rate_limited(retry_after: float) -> ApiError:
 
 
 def unavailable(message: str = "the database is unavailable; retry shortly") -> ApiError:
+    """Nothing was written: the request may be retried as it is."""
     return ApiError(503, "unavailable", message, headers={"Retry-After": "1"})
+
+
+def outcome_unknown() -> ApiError:
+    """The database went away while the write committed: it may or may not have happened."""
+    return ApiError(
+        503,
+        "outcome_unknown",
+        "the database went away while committing: the write may have been applied. Retry with"
+        " the same Idempotency-Key or version, which returns its answer or applies it once",
+        headers={"Retry-After": "1"},
+    )

@@ -5,7 +5,7 @@ import weakref
 import asyncpg
 from aiohttp import web
 
-from service.api.auth import VerifiedTokens
+from service.api.auth import KnownPlayers, VerifiedTokens
 from service.api.ratelimit import RateLimiter
 from service.config import Settings
 from service.store.notify import Hub
@@ -14,5 +14,6 @@ SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
 LIMITER = web.AppKey("limiter", RateLimiter)
 TOKENS = web.AppKey("tokens", VerifiedTokens)
+KNOWN_PLAYERS = web.AppKey("known_players", KnownPlayers)
 MATCH_HUB = web.AppKey("match_hub", Hub)
 MATCH_SOCKETS = web.AppKey("match_sockets", weakref.WeakSet[web.WebSocketResponse])

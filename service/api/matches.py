@@ -23,7 +23,6 @@ log = structlog.get_logger("service.api.matches")
 
 endpoints = Endpoints("matches")
 
-IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_WAIT_SECONDS = 30.0
 HEARTBEAT_SECONDS = 20.0
 
@@ -44,7 +43,7 @@ class NewMatch(Body):
     ruleset: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
         default=None, description="default: the game's current ruleset"
     )
-    seats: int
+    seats: int = Field(ge=1, le=64)
     options: dict[str, Any] = Field(default_factory=dict)
     bots: list[int] = Field(default_factory=list, max_length=64)
     loadout: Any = LOADOUT
@@ -60,27 +59,27 @@ class MatchListQuery(Query):
     limit: int = Field(default=20, ge=1, le=100)
 
 
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
+
+
 class NewAction(Body):
-    version: int = Field(ge=0)
+    version: int = Field(ge=0, le=INT32)
     action: dict[str, Any]
 
 
 class EventsQuery(Query):
-    after: int = Field(default=0, ge=0)
+    after: int = Field(default=0, ge=0, le=INT64)
     wait: float = Field(default=0.0, ge=0.0, le=MAX_WAIT_SECONDS)
 
 
 class SocketQuery(Query):
-    after: int = Field(default=0, ge=0)
+    after: int = Field(default=0, ge=0, le=INT64)
     token: str | None = Field(default=None, description="for browsers: the bearer token")
 
 
 def _match_id(call: Call) -> UUID:
     return call.uuid_param("match_id", "match")
-
-
-def _idempotency_key(call: Call) -> str | None:
-    return call.request.headers.get(IDEMPOTENCY_HEADER)
 
 
 @endpoints.route(
@@ -130,7 +129,7 @@ async def create_match(call: Call) -> answers.Joined:
         loadout=body.loadout,
         turn_seconds=body.turn_seconds,
         wait_seconds=app[SETTINGS].match_wait_seconds,
-        idempotency_key=_idempotency_key(call),
+        idempotency_key=call.idempotency_key,
     )
 
 
@@ -174,7 +173,7 @@ async def act(call: Call) -> answers.ActionDone:
         _match_id(call),
         version=body.version,
         action=body.action,
-        idempotency_key=_idempotency_key(call),
+        idempotency_key=call.idempotency_key,
     )
 
 
@@ -193,7 +192,7 @@ async def resign(call: Call) -> answers.ActionDone:
         call.request.app[POOL],
         call.player,
         _match_id(call),
-        idempotency_key=_idempotency_key(call),
+        idempotency_key=call.idempotency_key,
     )
 
 

@@ -9,9 +9,9 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from service.api import codec
-from service.api.errors import ApiError, error_body, status_of, unavailable
+from service.api.errors import ApiError, error_body, outcome_unknown, status_of, unavailable
 from service.api.keys import SETTINGS
-from service.store.database import is_unavailable
+from service.store.database import CommitUnknown, is_unavailable
 from service.usecases.errors import ServiceError
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -71,6 +71,9 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
         if exc.status < 400:
             raise
         response = _error_response(request, _from_http_exception(request, exc))
+    except CommitUnknown as exc:
+        log.warning("commit_outcome_unknown", error=str(exc))
+        response = _error_response(request, outcome_unknown())
     except Exception as exc:
         if is_unavailable(exc):
             log.warning("database_unavailable", error=type(exc).__name__)

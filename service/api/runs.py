@@ -12,29 +12,38 @@ from service.usecases import runs
 
 endpoints = Endpoints("runs")
 
-SHOP_ERRORS = (401, 404, 409, 422, 429)
+SHOP_ERRORS = (400, 401, 404, 409, 422, 429)
 Index = Annotated[int, Field(ge=0, le=64)]
+RETRY_NOTE = (
+    " Send the run's `version` (409 when it moved) or an Idempotency-Key to make a retry safe."
+)
 
 
 class RunListQuery(Query):
     limit: int = Field(20, ge=1, le=100)
 
 
-class Buy(Body):
+class Move(Body):
+    version: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = Field(
+        None, description="the run's version you saw; 409 stale_version when it moved"
+    )
+
+
+class Buy(Move):
     slot: Index
     position: Index | None = None
 
 
-class Sell(Body):
+class Sell(Move):
     position: Index
 
 
-class Freeze(Body):
+class Freeze(Move):
     slot: Index
     frozen: bool = True
 
 
-class Arrange(Body):
+class Arrange(Move):
     order: list[Index] | None = Field(None, max_length=64)
     abilities: list[Annotated[int, Field(ge=0, le=1)]] | None = Field(None, max_length=64)
 
@@ -43,7 +52,7 @@ class EndTurn(Arrange):
     round: Annotated[int, Field(ge=1, le=10_000)] | None = None
 
 
-class NoBody(Body):
+class Reroll(Move):
     pass
 
 
@@ -52,10 +61,17 @@ def run_id(call: Call) -> UUID:
 
 
 @endpoints.route(
-    "POST", "/v1/runs", summary="Start a run", response=runs.Run, status=201, errors=(401, 429)
+    "POST",
+    "/v1/runs",
+    summary="Start a run (accepts Idempotency-Key)",
+    response=runs.Run,
+    status=201,
+    errors=(400, 401, 429),
 )
 async def start_run(call: Call) -> runs.Run:
-    return await runs.start(call.request.app[POOL], call.player)
+    return await runs.start(
+        call.request.app[POOL], call.player, idempotency_key=call.idempotency_key
+    )
 
 
 @endpoints.route(
@@ -77,80 +93,88 @@ async def get_run(call: Call) -> runs.Run:
     return await runs.get(call.request.app[POOL], call.player, run_id(call))
 
 
-async def _move(call: Call, move: runs.ShopMove) -> runs.Run:
-    return await runs.shop_move(call.request.app[POOL], call.player, run_id(call), move)
+async def _move(call: Call, name: str, move: runs.ShopMove) -> runs.Run:
+    body: Move = call.body
+    retry = runs.Retry(body.version, call.idempotency_key, body.model_dump())
+    return await runs.shop_move(
+        call.request.app[POOL], call.player, run_id(call), name, move, retry
+    )
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/buy",
-    summary="Buy the offer in a shop slot, placed at a board position (default: right end)",
+    summary="Buy the offer in a shop slot, placed at a board position (default: right end)"
+    + RETRY_NOTE,
     body=Buy,
     response=runs.Run,
     errors=SHOP_ERRORS,
 )
 async def buy(call: Call) -> runs.Run:
     body: Buy = call.body
-    return await _move(call, lambda rules, s: shop.buy(rules, s, body.slot, body.position))
+    return await _move(call, "buy", lambda rules, s: shop.buy(rules, s, body.slot, body.position))
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/sell",
-    summary="Sell the cryptid at a board position",
+    summary=("Sell the cryptid at a board position." + RETRY_NOTE),
     body=Sell,
     response=runs.Run,
     errors=SHOP_ERRORS,
 )
 async def sell(call: Call) -> runs.Run:
     body: Sell = call.body
-    return await _move(call, lambda rules, s: shop.sell(rules, s, body.position))
+    return await _move(call, "sell", lambda rules, s: shop.sell(rules, s, body.position))
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/reroll",
-    summary="New offers in the slots that are not frozen",
-    body=NoBody,
+    summary=("New offers in the slots that are not frozen." + RETRY_NOTE),
+    body=Reroll,
     response=runs.Run,
     errors=SHOP_ERRORS,
 )
 async def reroll(call: Call) -> runs.Run:
-    return await _move(call, shop.reroll)
+    return await _move(call, "reroll", shop.reroll)
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/freeze",
-    summary="Freeze (or with frozen=false thaw) a shop slot: it stays through rerolls and rounds",
+    summary="Freeze (or with frozen=false thaw) a shop slot: it stays through rerolls and rounds"
+    + RETRY_NOTE,
     body=Freeze,
     response=runs.Run,
     errors=SHOP_ERRORS,
 )
 async def freeze(call: Call) -> runs.Run:
     body: Freeze = call.body
-    return await _move(call, lambda _, s: shop.freeze(s, body.slot, body.frozen))
+    return await _move(call, "freeze", lambda _, s: shop.freeze(s, body.slot, body.frozen))
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/arrange",
-    summary="Reorder the board (order[i] = old position now at i) and choose abilities",
+    summary="Reorder the board (order[i] = old position now at i) and choose abilities"
+    + RETRY_NOTE,
     body=Arrange,
     response=runs.Run,
     errors=SHOP_ERRORS,
 )
 async def arrange(call: Call) -> runs.Run:
     body: Arrange = call.body
-    return await _move(call, lambda _, s: shop.arrange(s, body.order, body.abilities))
+    return await _move(call, "arrange", lambda _, s: shop.arrange(s, body.order, body.abilities))
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/end-turn",
     summary=(
-        "End the shop phase: snapshot, pair against a ghost, fight. Send `round` (or an"
-        " Idempotency-Key) so that a retry returns the same battle."
+        "End the shop phase: snapshot, pair against a ghost, fight. Say which turn it ends:"
+        " `round`, `version` or an Idempotency-Key (422 without any), so that a retry returns"
+        " the same battle and never plays the next round."
     ),
     body=EndTurn,
     response=runs.TurnResult,
@@ -167,6 +191,5 @@ async def end_turn(call: Call) -> runs.TurnResult:
         order=body.order,
         abilities=body.abilities,
         policy=runs.PairingPolicy(settings.snapshot_ttl_seconds),
-        idempotency_key=call.request.headers.get("Idempotency-Key"),
-        request=body.model_dump(),
+        retry=runs.Retry(body.version, call.idempotency_key, body.model_dump()),
     )

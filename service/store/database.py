@@ -1,9 +1,14 @@
 """The asyncpg pool, the schema, and telling "database down" apart from other errors."""
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from importlib.resources import files
 
 import asyncpg
+import structlog
+
+log = structlog.get_logger("service.store")
 
 # Errors meaning "the database cannot be reached or is going away" (answered as 503).
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
@@ -20,6 +25,48 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 
 def is_unavailable(exc: BaseException) -> bool:
     return isinstance(exc, _UNAVAILABLE)
+
+
+class CommitUnknown(Exception):
+    """The database went away while committing: the write may or may not have been applied."""
+
+
+@asynccontextmanager
+async def transaction(
+    pool: asyncpg.Pool, isolation: str | None = None
+) -> AsyncIterator[asyncpg.Connection]:
+    """A connection inside one transaction, committed when the block ends without error.
+
+    The outcome of a write is known except while COMMIT itself is in flight: a connection lost
+    then raises `CommitUnknown`, so that the caller is told to settle it by retrying with the
+    same Idempotency-Key or version. A failure after a successful commit (returning the
+    connection to a pool whose server just died) is logged and not raised: the write happened.
+    """
+    conn = await pool.acquire()
+    committed = False
+    try:
+        tx = conn.transaction(isolation=isolation)
+        await tx.start()
+        try:
+            yield conn
+        except BaseException:
+            with suppress(Exception):
+                await tx.rollback()
+            raise
+        try:
+            await tx.commit()
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise CommitUnknown(str(exc) or type(exc).__name__) from exc
+            raise
+        committed = True
+    finally:
+        try:
+            await pool.release(conn)
+        except Exception as exc:
+            if not committed:
+                raise
+            log.warning("release_after_commit_failed", error=type(exc).__name__)
 
 
 async def create_pool(url: str, min_size: int, max_size: int, timeout_s: float) -> asyncpg.Pool:

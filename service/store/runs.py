@@ -10,7 +10,7 @@ import asyncpg
 
 _COLUMNS = (
     "run_id, player_id, ruleset, seed, status, lives, wins, shop, rating_at_start,"
-    " rating_change, created_at"
+    " rating_change, created_at, version"
 )
 
 
@@ -27,6 +27,8 @@ class RunRow:
     rating_at_start: int
     rating_change: float
     created_at: datetime
+    # Counts the run's changes; a client may send it to refuse acting on a run that moved.
+    version: int
 
 
 def _row(row: asyncpg.Record) -> RunRow:
@@ -42,6 +44,7 @@ def _row(row: asyncpg.Record) -> RunRow:
         rating_at_start=row["rating_at_start"],
         rating_change=row["rating_change"],
         created_at=row["created_at"],
+        version=row["version"],
     )
 
 
@@ -93,7 +96,9 @@ async def list_for(conn: asyncpg.Pool, player_id: UUID, limit: int) -> list[RunR
 
 async def save_shop(conn: asyncpg.Connection, run_id: UUID, shop: dict[str, Any]) -> None:
     await conn.execute(
-        "UPDATE runs SET shop = $2, updated_at = now() WHERE run_id = $1", run_id, json.dumps(shop)
+        "UPDATE runs SET shop = $2, updated_at = now(), version = version + 1 WHERE run_id = $1",
+        run_id,
+        json.dumps(shop),
     )
 
 
@@ -110,7 +115,7 @@ async def save_after_battle(
     await conn.execute(
         """
         UPDATE runs SET status = $2, lives = $3, wins = $4, shop = $5, rating_change = $6,
-               updated_at = now(),
+               updated_at = now(), version = version + 1,
                ended_at = CASE WHEN $2 = 'shopping' THEN NULL ELSE now() END
         WHERE run_id = $1
         """,

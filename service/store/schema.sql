@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS runs (
     updated_at      timestamptz NOT NULL DEFAULT now(),
     ended_at        timestamptz
 );
+-- Counts a run's changes (shop moves, battles), for retry-safe writes; added after the table.
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 0;
 
 CREATE INDEX IF NOT EXISTS runs_player_idx ON runs (player_id, created_at DESC);
 

@@ -22,10 +22,6 @@ class ServiceError(Exception):
             self.code = code
 
 
-class BadRequest(ServiceError):
-    """The request itself is malformed (a header out of its bounds, …)."""
-
-
 class NotFound(ServiceError):
     code = "not_found"
 

@@ -14,23 +14,14 @@ import asyncpg
 import msgpack
 
 from service.store import idempotency as store
-from service.usecases.errors import BadRequest, Conflict
+from service.usecases.errors import Conflict
 
-MAX_KEY_LENGTH = 200
 T = TypeVar("T")
 
 
 def request_hash(scope: str, body: Any) -> bytes:
     canonical = json.dumps([scope, body], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).digest()
-
-
-def _check_key(key: str) -> None:
-    if not 1 <= len(key) <= MAX_KEY_LENGTH:
-        raise BadRequest(
-            f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters",
-            code="invalid_idempotency_key",
-        )
 
 
 async def once(
@@ -48,7 +39,6 @@ async def once(
     """
     if key is None:
         return await write()
-    _check_key(key)
     digest = request_hash(scope, request)
     if not await store.try_insert(conn, player_id, key, digest):
         row = await store.get(conn, player_id, key)

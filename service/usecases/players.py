@@ -30,6 +30,10 @@ async def register(pool: asyncpg.Pool, name: str) -> PlayerRow:
     return await store.insert(pool, name)
 
 
+async def exists(pool: asyncpg.Pool, player_id: UUID) -> bool:
+    return await store.get(pool, player_id) is not None
+
+
 async def find(pool: asyncpg.Pool, player_id: UUID) -> Player | None:
     row = await store.get(pool, player_id)
     if row is None:

@@ -9,10 +9,11 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import asyncpg
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from service.games.cryptids import run as rules
@@ -24,9 +25,10 @@ from service.games.kernel.rng import MASK64
 from service.runtime import metrics
 from service.store import battles, players, runs, snapshots, stats
 from service.store.battles import BattleRow
+from service.store.database import transaction
 from service.store.runs import RunRow
 from service.usecases import idempotency, pairing
-from service.usecases.errors import Conflict, Illegal, NotFound
+from service.usecases.errors import Conflict, Illegal, NotFound, invalid_field
 
 ShopMove = Callable[[Ruleset, Shop], Shop]
 
@@ -48,6 +50,7 @@ class Member(TypedDict):
 
 class Run(TypedDict):
     run_id: str
+    version: Annotated[int, Field(description="send it with a move to refuse a run that moved")]
     ruleset: str
     round: int
     lives: int
@@ -73,6 +76,7 @@ class Opponent(TypedDict):
 
 class TurnResult(TypedDict):
     battle_id: int
+    version: Annotated[int, Field(description="the run's version after this battle")]
     round: int
     opponent: Opponent
     pairing: str
@@ -108,6 +112,7 @@ def _run_answer(run: RunRow) -> Run:
     shop = Shop.from_dict(run.shop)
     return {
         "run_id": str(run.run_id),
+        "version": run.version,
         "ruleset": run.ruleset,
         "round": shop.round,
         "lives": run.lives,
@@ -136,10 +141,11 @@ def _run_answer(run: RunRow) -> Run:
 
 
 def _turn_answer(
-    battle_id: int, round_: int, ghost: Ghost, winner: str, after: rules.Standing
+    battle_id: int, version: int, round_: int, ghost: Ghost, winner: str, after: rules.Standing
 ) -> TurnResult:
     return {
         "battle_id": battle_id,
+        "version": version,
         "round": round_,
         "opponent": {
             "snapshot_id": ghost.snapshot_id,
@@ -156,16 +162,25 @@ def _turn_answer(
     }
 
 
-async def start(pool: asyncpg.Pool, player_id: UUID, seed: int | None = None) -> Run:
+async def start(
+    pool: asyncpg.Pool,
+    player_id: UUID,
+    seed: int | None = None,
+    idempotency_key: str | None = None,
+) -> Run:
     """A new run under the current ruleset; the seed is random unless given (tests, tools)."""
     ruleset = load_ruleset(DEFAULT_RULESET)
     run_seed = secrets.randbits(64) if seed is None else seed & MASK64
     shop = shops.new_shop(ruleset, run_seed)
-    async with pool.acquire() as conn:
-        row = await runs.insert(
-            conn, player_id, ruleset.id, run_seed, ruleset.run.lives, shop.to_dict()
-        )
-    return _run_answer(row)
+    async with transaction(pool) as conn:
+
+        async def write() -> Run:
+            row = await runs.insert(
+                conn, player_id, ruleset.id, run_seed, ruleset.run.lives, shop.to_dict()
+            )
+            return _run_answer(row)
+
+        return await idempotency.once(conn, player_id, idempotency_key, "start-run", {}, write)
 
 
 async def get(pool: asyncpg.Pool, player_id: UUID, run_id: UUID) -> Run:
@@ -191,6 +206,15 @@ def _refuse_finished(run: RunRow) -> None:
         raise Conflict(f"the run is over ({run.status})", code="run_over")
 
 
+def _refuse_stale(run: RunRow, version: int | None) -> None:
+    if version is not None and version != run.version:
+        raise Conflict(
+            f"version {version} is stale; the run is at {run.version}",
+            {"version": run.version},
+            code="stale_version",
+        )
+
+
 def _apply(move: ShopMove, ruleset: Ruleset, shop: Shop) -> Shop:
     try:
         return move(ruleset, shop)
@@ -198,17 +222,35 @@ def _apply(move: ShopMove, ruleset: Ruleset, shop: Shop) -> Shop:
         raise Illegal(exc.message, code=exc.code) from exc
 
 
-async def shop_move(pool: asyncpg.Pool, player_id: UUID, run_id: UUID, move: ShopMove) -> Run:
-    """Apply one shop move under the run's lock; an illegal move changes nothing."""
-    async with pool.acquire() as conn, conn.transaction():
-        run = await _locked(conn, player_id, run_id)
-        _refuse_finished(run)
-        shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
-        await runs.save_shop(conn, run_id, shop)
-    return _run_answer(dataclasses.replace(run, shop=shop))
+@dataclass(frozen=True)
+class Retry:
+    """How a write is made safe to retry: the run's version it expects, an Idempotency-Key,
+    and the request itself (a key reused with another request is refused)."""
+
+    version: int | None = None
+    key: str | None = None
+    request: Any = None
 
 
-async def _answer_of(conn: asyncpg.Connection, battle: BattleRow) -> TurnResult:
+async def shop_move(
+    pool: asyncpg.Pool, player_id: UUID, run_id: UUID, name: str, move: ShopMove, retry: Retry
+) -> Run:
+    """Apply one shop move under the run's lock; an illegal or stale move changes nothing."""
+    async with transaction(pool) as conn:
+
+        async def write() -> Run:
+            run = await _locked(conn, player_id, run_id)
+            _refuse_finished(run)
+            _refuse_stale(run, retry.version)
+            shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
+            await runs.save_shop(conn, run_id, shop)
+            return _run_answer(dataclasses.replace(run, shop=shop, version=run.version + 1))
+
+        scope = f"{name}:{run_id}"
+        return await idempotency.once(conn, player_id, retry.key, scope, retry.request, write)
+
+
+async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, version: int) -> TurnResult:
     snapshot = await snapshots.get(conn, battle.ghost_snapshot_id)
     ghost = Ghost(
         snapshot.snapshot_id,
@@ -221,7 +263,7 @@ async def _answer_of(conn: asyncpg.Connection, battle: BattleRow) -> TurnResult:
     after = rules.Standing(
         battle.lives_after, battle.wins_after, battle.status_after, battle.rating_pending
     )
-    return _turn_answer(battle.battle_id, battle.round, ghost, battle.winner, after)
+    return _turn_answer(battle.battle_id, version, battle.round, ghost, battle.winner, after)
 
 
 async def end_turn(
@@ -233,17 +275,27 @@ async def end_turn(
     order: list[int] | None,
     abilities: list[int] | None,
     policy: PairingPolicy,
-    idempotency_key: str | None = None,
-    request: Any = None,
+    retry: Retry,
 ) -> TurnResult:
-    """Snapshot the warband, pair it, fight, and move the run on; retries get the same battle."""
-    async with pool.acquire() as conn, conn.transaction():
+    """Snapshot the warband, pair it, fight, and move the run on; retries get the same battle.
+
+    The caller says which turn it ends (`round`, the run's `version`, or an Idempotency-Key),
+    so that a repeated request can never play the next round.
+    """
+    if round_ is None and retry.version is None and retry.key is None:
+        raise invalid_field(
+            "round",
+            "say which turn this ends: send round (or version, or an Idempotency-Key),"
+            " so that a retry cannot play the next round",
+        )
+    async with transaction(pool) as conn:
 
         async def write() -> TurnResult:
             run = await _locked(conn, player_id, run_id)
             shop = Shop.from_dict(run.shop)
             if round_ is None or round_ == shop.round:
                 _refuse_finished(run)
+                _refuse_stale(run, retry.version)
                 return await _fight(conn, run, shop, order, abilities, policy)
             earlier = await battles.of_round(conn, run_id, round_) if round_ < shop.round else None
             if earlier is None:
@@ -251,11 +303,10 @@ async def end_turn(
                     f"round {round_} is not this run's current round ({shop.round})",
                     code="wrong_round",
                 )
-            return await _answer_of(conn, earlier)
+            return await _answer_of(conn, earlier, run.version)
 
-        return await idempotency.once(
-            conn, player_id, idempotency_key, f"end-turn:{run_id}", request, write
-        )
+        scope = f"end-turn:{run_id}"
+        return await idempotency.once(conn, player_id, retry.key, scope, retry.request, write)
 
 
 def _warband(members: Sequence[shops.Member]) -> list[list[Any]]:
@@ -404,4 +455,4 @@ async def _fight(
         status_after=after.status,
         rating_pending=after.pending,
     )
-    return _turn_answer(battle_id, round_, ghost, winner, after)
+    return _turn_answer(battle_id, run.version + 1, round_, ghost, winner, after)

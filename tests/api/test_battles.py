@@ -15,7 +15,7 @@ async def _one_battle(api: Api, app: web.Application) -> tuple[str, int, str]:
     await add_snapshot(app[POOL], uuid.UUID(ghost_id), 1, 1000, WEAK)
     token, run_id = await seeded_run(app, api, seed=11)
     await spend_gold(api, token, (await api.get(f"/v1/runs/{run_id}", token=token)).body)
-    turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {}, token=token)).body
+    turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {"round": 1}, token=token)).body
     return token, turn["battle_id"], ghost_token
 
 

@@ -51,7 +51,7 @@ async def test_end_turns_move_battles_pairings_and_the_cluster_gauges(
     before = await _scrape(api)
     token, run_id = await seeded_run(app, api, seed=9)  # type: ignore[arg-type]
     await spend_gold(api, token, (await api.get(f"/v1/runs/{run_id}", token=token)).body)
-    turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {}, token=token)).body
+    turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {"round": 1}, token=token)).body
     after = await _scrape(api)
     assert turn["pairing"] == "bot"
     assert (

@@ -88,9 +88,10 @@ async def test_the_replay_schema_describes_each_event_as_a_typed_tuple(api: Api)
 def test_an_answer_that_drifts_from_its_schema_is_refused() -> None:
     document = Document(build_document(ENDPOINT_TABLES))
     answer = Answer(200, CIMultiDictProxy(CIMultiDict({"Content-Type": "application/json"})), b"")
-    run = {"run_id": "r", "ruleset": "x", "round": 1, "lives": 5, "wins": 0, "gold": 10}
+    run = {"run_id": "r", "version": 0, "ruleset": "x", "round": 1, "lives": 5, "gold": 10}
     complete = {
         **run,
+        "wins": 0,
         "status": "shopping",
         "shop": [None],
         "warband": [],

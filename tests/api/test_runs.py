@@ -99,14 +99,14 @@ async def test_another_players_run_is_404_for_reads_and_writes(api: Api) -> None
     path = f"/v1/runs/{run['run_id']}"
     assert (await api.get(path, token=stranger)).status == 404
     assert (await api.post(path + "/buy", {"slot": 0}, token=stranger)).status == 404
-    assert (await api.post(path + "/end-turn", {}, token=stranger)).status == 404
+    assert (await api.post(path + "/end-turn", {"round": 1}, token=stranger)).status == 404
     assert (await api.get(f"/v1/runs/{uuid.uuid4()}", token=stranger)).status == 404
     assert (await api.get("/v1/runs/not-a-uuid", token=stranger)).status == 404
 
 
 async def test_end_turn_with_an_empty_warband_is_refused(api: Api) -> None:
     token, run = await _new_run(api)
-    answer = await api.post(f"/v1/runs/{run['run_id']}/end-turn", {}, token=token)
+    answer = await api.post(f"/v1/runs/{run['run_id']}/end-turn", {"round": 1}, token=token)
     assert (answer.status, answer.error_code) == (422, "empty_warband")
 
 
@@ -147,7 +147,8 @@ async def test_a_whole_run_played_to_won_applies_the_rating_at_the_end(
     assert final["rating_change_pending"] > 0
     over = await api.post(f"/v1/runs/{run_id}/buy", {"slot": 0}, token=token)
     assert (over.status, over.error_code) == (409, "run_over")
-    again = await api.post(f"/v1/runs/{run_id}/end-turn", {}, token=token)
+    ended = (await api.get(f"/v1/runs/{run_id}", token=token)).body["round"]
+    again = await api.post(f"/v1/runs/{run_id}/end-turn", {"round": ended}, token=token)
     assert (again.status, again.error_code) == (409, "run_over")
 
 
@@ -230,7 +231,7 @@ async def test_the_same_seed_gives_the_same_shop_and_the_same_battle(
         run = (await api.get(f"/v1/runs/{run_id}", token=token)).body
         shop = run["shop"]
         run = await spend_gold(api, token, run)
-        turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {}, token=token)).body
+        turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {"round": 1}, token=token)).body
         battle = (await api.get(f"/v1/battles/{turn['battle_id']}", token=token)).body
         path = f"/v1/battles/{turn['battle_id']}/replay"
         replay = await api.get(path, token=token, fmt="msgpack")
@@ -242,3 +243,74 @@ async def test_the_same_seed_gives_the_same_shop_and_the_same_battle(
             uuid.UUID(run_id),
         )
     assert played[0] == played[1]
+
+
+async def test_a_bare_end_turn_is_422_naming_round_and_a_double_tap_plays_nothing(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    token, run_id = await seeded_run(app, api, seed=8)
+    path = f"/v1/runs/{run_id}"
+    await spend_gold(api, token, (await api.get(path, token=token)).body)
+    answers = await asyncio.gather(
+        *[api.post(path + "/end-turn", {}, token=token) for _ in range(20)]
+    )
+    assert {(a.status, a.error_code) for a in answers} == {(422, "invalid_field")}
+    assert answers[0].body["error"]["details"]["fields"][0]["field"] == "round"
+    count = await app[POOL].fetchval(
+        "SELECT count(*) FROM battles WHERE run_id = $1", uuid.UUID(run_id)
+    )
+    assert count == 0
+    assert (await api.get(path, token=token)).body["round"] == 1
+
+
+async def test_every_run_answer_carries_a_version_that_guards_the_next_move(api: Api) -> None:
+    token, run = await _new_run(api)
+    path = f"/v1/runs/{run['run_id']}"
+    assert run["version"] == 0
+    bought = await api.post(path + "/buy", {"slot": 0, "version": 0}, token=token)
+    assert bought.status == 200 and bought.body["version"] == 1
+    # The same move retried at the version it was sent with: refused, nothing bought twice.
+    retried = await api.post(path + "/buy", {"slot": 1, "version": 0}, token=token)
+    assert (retried.status, retried.error_code) == (409, "stale_version")
+    assert retried.body["error"]["details"]["version"] == 1
+    current = (await api.get(path, token=token)).body
+    assert current["version"] == 1 and len(current["warband"]) == 1
+    turn = await api.post(path + "/end-turn", {"version": 1}, token=token)
+    assert turn.status == 200 and turn.body["version"] == 2
+    replayed = await api.post(path + "/end-turn", {"version": 1}, token=token)
+    assert (replayed.status, replayed.error_code) == (409, "stale_version")
+
+
+@pytest.mark.parametrize("move", ["buy", "sell", "reroll", "freeze", "arrange"])
+async def test_a_shop_move_retried_with_its_idempotency_key_is_applied_once(
+    api: Api, move: str
+) -> None:
+    token, run = await _new_run(api)
+    path = f"/v1/runs/{run['run_id']}"
+    run = (await api.post(path + "/buy", {"slot": 0}, token=token)).body
+    run = (await api.post(path + "/buy", {"slot": 1}, token=token)).body
+    bodies = {
+        "buy": {"slot": 2},
+        "sell": {"position": 0},
+        "reroll": {},
+        "freeze": {"slot": 2},
+        "arrange": {"order": [1, 0]},
+    }
+    key = {"Idempotency-Key": f"{move}-once"}
+    first = await api.post(path + f"/{move}", bodies[move], token=token, headers=key)
+    again = await api.post(path + f"/{move}", bodies[move], token=token, headers=key)
+    assert first.status == again.status == 200, first.body
+    assert again.body == first.body
+    assert (await api.get(path, token=token)).body == first.body
+    assert first.body["version"] == run["version"] + 1
+
+
+async def test_starting_a_run_with_an_idempotency_key_starts_one(api: Api) -> None:
+    _, token = await api.new_player("starter")
+    key = {"Idempotency-Key": "start-1"}
+    first = await api.post("/v1/runs", {}, token=token, headers=key)
+    again = await api.post("/v1/runs", {}, token=token, headers=key)
+    assert first.status == again.status == 201
+    assert again.body["run_id"] == first.body["run_id"]
+    assert len((await api.get("/v1/runs", token=token)).body["runs"]) == 1

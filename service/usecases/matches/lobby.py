@@ -22,6 +22,7 @@ from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.protocol import Event, Game, GameError
 from service.games.registry import describe, get_game
 from service.store import matches as store
+from service.store.database import transaction
 from service.store.matches import SeatRow
 from service.usecases import idempotency
 from service.usecases.errors import Conflict, Illegal, NotFound
@@ -116,7 +117,7 @@ async def create(
         "loadout": loadout,
         "turn_seconds": turn_seconds,
     }
-    async with pool.acquire() as conn, conn.transaction():
+    async with transaction(pool) as conn:
 
         async def write() -> Joined:
             match_id = await store.insert_match(
@@ -148,7 +149,7 @@ async def create(
 
 async def join(pool: asyncpg.Pool, player_id: UUID, match_id: UUID, loadout: Any) -> Joined:
     """Take the lowest free seat with `loadout`; a player already seated gets its seat back."""
-    async with pool.acquire() as conn, conn.transaction():
+    async with transaction(pool) as conn:
         row = await store.lock(conn, match_id)
         if row is None:
             raise NotFound("no such match")

@@ -26,6 +26,7 @@ import asyncpg
 
 from service.games.kernel.protocol import Event, GameError, IllegalAction
 from service.store import matches as store
+from service.store.database import transaction
 from service.store.matches import MatchRow, SeatRow
 from service.usecases import idempotency
 from service.usecases.errors import Conflict, Forbidden, Illegal, NotFound
@@ -41,7 +42,7 @@ from service.usecases.matches.progress import Progress
 
 async def read(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> MatchState:
     """The match as `player_id` may see it: its seat's view and prompt, or a spectator's."""
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+    async with transaction(pool, isolation="repeatable_read") as conn:
         row = await store.get(conn, match_id)
         if row is None:
             raise NotFound("no such match")
@@ -88,7 +89,7 @@ async def act(
     idempotency_key: str | None,
 ) -> ActionDone:
     """Apply the caller's action at `version`, then any bot moves it leads to."""
-    async with pool.acquire() as conn, conn.transaction():
+    async with transaction(pool) as conn:
 
         async def write() -> ActionDone:
             row, seats, seat = await _seated(conn, player_id, match_id)
@@ -117,7 +118,7 @@ async def resign(
     pool: asyncpg.Pool, player_id: UUID, match_id: UUID, *, idempotency_key: str | None
 ) -> ActionDone:
     """Give up your seat: by the game's rule in an active match; a waiting one frees it."""
-    async with pool.acquire() as conn, conn.transaction():
+    async with transaction(pool) as conn:
 
         async def write() -> ActionDone:
             row, seats, seat = await _seated(conn, player_id, match_id)

@@ -9,6 +9,7 @@ from typing_extensions import TypedDict
 from service.games.kernel.protocol import event_revealed
 from service.games.registry import get_game
 from service.store import matches as store
+from service.store.database import transaction
 from service.usecases.errors import Conflict, NotFound
 from service.usecases.matches.answers import SeatInfo, seats_wire
 from service.usecases.matches.progress import FINISHED, WireEvent, stored_event
@@ -41,7 +42,7 @@ class MatchReplay(TypedDict):
 
 async def replay(pool: asyncpg.Pool, match_id: UUID) -> MatchReplay:
     """Everything about a finished match, hidden information included; 409 before the end."""
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+    async with transaction(pool, isolation="repeatable_read") as conn:
         row = await store.get(conn, match_id)
         if row is None:
             raise NotFound("no such match")
