@@ -76,6 +76,10 @@ class Settings:
     shutdown_timeout_seconds: float = 10.0
     sweep_interval_seconds: float = 1.0
     match_wait_seconds: float = 24 * 3600.0
+    # Attempts to bring a dead embedded database back before /healthz reports it lost.
+    embedded_db_restarts: int = 10
+    # Where the embedded database's supervisor writes its state; None with DATABASE_URL.
+    embedded_db_state: Path | None = None
     snapshot_ttl_seconds: float = 7 * 24 * 3600.0
     ops_thin_pool: int = 20
     ops_high_bot_rate: float = 0.25
@@ -117,6 +121,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         shutdown_timeout_seconds=_float(env, "SHUTDOWN_TIMEOUT_SECONDS", 10.0),
         sweep_interval_seconds=_float(env, "SWEEP_INTERVAL_SECONDS", 1.0),
         match_wait_seconds=_float(env, "MATCH_WAIT_SECONDS", 24 * 3600.0),
+        embedded_db_restarts=_int(env, "EMBEDDED_DB_RESTARTS", 10, minimum=1),
         snapshot_ttl_seconds=_float(env, "SNAPSHOT_TTL_SECONDS", 7 * 24 * 3600.0),
         ops_thin_pool=_int(env, "OPS_THIN_POOL", 20),
         ops_high_bot_rate=_float(env, "OPS_HIGH_BOT_RATE", 0.25),

