@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from service.games.kernel.loadouts import LoadoutError
-from service.games.kernel.protocol import Action, Event, IllegalAction
+from service.games.kernel.protocol import Action, Event, GameError, IllegalAction
 from service.games.kernel.rng import SplitMix64
 from service.games.loyalty import LoyaltyGame, LoyaltyGameLeg
 from service.games.loyalty.content import CONTENT, MODES, ContentError, load_content
@@ -363,6 +363,43 @@ def test_after_an_action_the_opponent_may_answer_with_an_adventure_and_i_may_ans
     assert state.sides[0].graveyard[-1] == fury and state.sides[1].graveyard[-2:] == [wall, theirs]
 
 
+def test_no_window_opens_for_an_opponent_without_counters() -> None:
+    state = table()
+    card = in_hand(state, 0, "buhonero")
+    state.sides[0].loyalty, state.sides[1].loyalty = 1, 0
+    state, events = act(state, 0, {"type": "play", "card": card})
+    assert "window" not in kinds(events) and LEG.to_act(state) == [0]
+
+
+def test_an_adventure_whose_target_has_gone_fizzles_into_the_graveyard() -> None:
+    state = table(phase="attack")
+    mine = put(state, 0, "senor_ceniza", "attack")
+    theirs = put(state, 1, "buhonero", "attack")
+    wall = in_hand(state, 1, "muro_escudos")
+    state.sides[1].loyalty, state.sides[0].loyalty = 1, 0
+    state, _ = act(state, 0, {"type": "attack", "attacker": mine, "target": theirs})
+    state, _ = act(state, 1, {"type": "adventure", "card": wall, "target": theirs})
+    # The wall resolves first (+3 defence: 6 - (3 + 4) gives nothing), then the attack.
+    assert zone_of(state, 1, theirs) is None and state.sides[1].life == 30
+    state = table()
+    theirs = put(state, 1, "buhonero")
+    ambush = in_hand(state, 0, "emboscada")
+    state.sides[0].loyalty, state.sides[1].loyalty = 3, 0
+    state.stack = [{"seat": 0, "card": ambush, "target": "gone"}]
+    state.sides[0].hand.remove(ambush)
+    state.responder = 1
+    state, events = act(state, 1, {"type": "pass"})
+    assert "fizzled" in kinds(events) and state.sides[0].graveyard == [ambush]
+
+
+def test_a_posesion_of_income_pays_at_the_start_of_each_of_its_owners_turns() -> None:
+    state = table(phase="play_again", active=1)
+    state.sides[0].posesiones = ["p.0-1:altar_lealtad"]
+    state.sides[0].loyalty = 0
+    state, events = act(state, 1, {"type": "pass"})
+    assert state.active == 0 and state.sides[0].loyalty == 1 and "income" in kinds(events)
+
+
 def test_a_played_adventure_goes_to_the_graveyard_unless_it_says_posesion() -> None:
     """ "una vez que juegas una carta de aventura es enviada al cementerio, salvo que diga
     POSESIÓN se queda en juego hasta que sea destruida." """
@@ -500,14 +537,10 @@ def test_reducing_the_opponents_life_to_zero_wins() -> None:
 
 def test_leaving_the_opponent_without_cards_in_hand_and_deck_wins() -> None:
     """ "o deje a su oponente sin cartas en mano y baraja" """
-    state = table(active=1)
-    state.sides[0].deck = []
-    state.sides[0].hand = [in_hand(table(), 0, "rayo")]
-    last = state.sides[0].hand[0]
-    state.sides[0].loyalty = 2
-    state.sides[1].loyalty = 0
-    state.phase = "play"
-    state.active = 0
+    state = table()
+    state.sides[0].deck, state.sides[0].hand = [], []
+    last = in_hand(state, 0, "rayo")
+    state.sides[0].loyalty, state.sides[1].loyalty = 2, 0
     state, events = act(state, 0, {"type": "adventure", "card": last})
     assert LEG.outcome(state) == {"winners": [1], "ranking": [[1], [0]]}
     assert events[-1].data["reason"] == "no_cards"
@@ -538,9 +571,7 @@ def test_a_match_is_best_of_three_and_the_loser_chooses_who_starts_the_next() ->
     assert get_game("loyalty").id == "loyalty" and MATCH.best_of == 3
     options = MATCH.check_options(2, {})
     match = MATCH.setup(9, 2, options, [MATCH.sample_loadout(s, options) for s in (0, 1)])
-    match.inner = LEG.end_match(match.inner, {"winners": [0], "ranking": [[0], [1]]})
     match.inner.phase = "play_again"
-    match.inner.result = None
     for side in match.inner.sides:
         side.deck = []
     match.inner.sides[0].lost = 0
@@ -556,6 +587,18 @@ def test_a_match_is_best_of_three_and_the_loser_chooses_who_starts_the_next() ->
     assert match.inner.active == 0 and match.inner.phase == "draw"
     view = MATCH.view(match, 0)
     assert (view["best_of"], view["leg"], view["score"]) == (3, 2, [1, 0])
+
+
+def test_after_a_drawn_game_the_start_is_drawn_again_and_clients_cannot_name_a_chooser() -> None:
+    options = {"mode": "legion"}
+    assert LEG.next_leg_options(options, [{"winners": [1], "ranking": [[1], [0]]}]) == {
+        "mode": "legion",
+        "chooser": 0,
+    }
+    drawn = {"winners": [0, 1], "ranking": [[0, 1]]}
+    assert LEG.next_leg_options({**options, "chooser": 0}, [drawn]) == options
+    with pytest.raises(GameError):
+        MATCH.check_options(2, {"chooser": 0})
 
 
 # --- views and bots --------------------------------------------------------------------------
