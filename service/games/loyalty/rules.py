@@ -464,7 +464,7 @@ def _resolve(
 
 
 def _after_action(content: Content, state: State, events: list[Event]) -> None:
-    """After an action of the active player, the opponent may respond (seat §6, Nota).
+    """After an action of the active player, the opponent may respond (seed §6, Nota).
 
     A window opens only when the opponent has a loyalty counter: every answer costs one.
     """
