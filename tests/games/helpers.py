@@ -33,7 +33,8 @@ def contains(tree: Any, value: Any) -> bool:
 def random_answer(prompt: Prompt, rng: SplitMix64) -> Action:
     """Any answer to `prompt`: an enumerated action, or a parameterised one with valid values.
 
-    Covers the parameter schemas the kernel's games use: bounded integers and card subsets.
+    Covers the parameter schemas the kernel's games use: bounded integers, one of an enum
+    (a card, a stat) and card subsets.
     """
     choices: list[Action | str] = [*prompt.actions, *prompt.params]
     choice = rng.pick(choices)
@@ -41,8 +42,10 @@ def random_answer(prompt: Prompt, rng: SplitMix64) -> Action:
         return choice
     action: Action = {"type": choice}
     for name, schema in prompt.params[choice].items():
-        if schema["type"] == "integer":
+        if schema.get("type") == "integer":
             action[name] = schema["minimum"] + rng.below(schema["maximum"] - schema["minimum"] + 1)
+        elif "enum" in schema:
+            action[name] = rng.pick(schema["enum"])
         else:
             action[name] = [c for c in schema["items"]["enum"] if rng.below(2)]
     return action
