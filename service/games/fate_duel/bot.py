@@ -30,7 +30,7 @@ def choose(rules: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: in
     rng = SplitMix64(rng_seed)
     if prompt.kind == "attack":
         return _attack(view, prompt, rng)
-    if prompt.kind in ("order", "flip"):
+    if prompt.kind == "order":
         return rng.pick(prompt.actions)
     duel = prompt.data["duel"]
     me = duel["sides"][duel["turn"]]

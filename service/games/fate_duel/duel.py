@@ -1,11 +1,12 @@
-"""A duel, step by step: the seed's five steps, each side's decisions as separate prompts.
+"""A duel, step by step: the seed's five steps, each side's decisions as separate prompts
+(a step with nothing to decide passes by itself, with its event).
 
 1. Declare soulstones and how each is used, before any card is flipped (only a model that may
    use them, with soulstones left in its crew; otherwise the step passes with none).
-2. Flip: one card, plus one per fate modifier; a + flip lets the controller pick the active card
-   among the flipped, a - flip forces the lowest, a flipped Black Joker is always the active
-   card; the others are discarded. The total is the attribute plus the active card (its value
-   and its suit).
+2. Flip (at once: chance is no decision) one card, plus one per fate modifier; a + flip lets the
+   controller pick the active card among the flipped, a - flip forces the lowest, a flipped
+   Black Joker is always the active card; the others are discarded. The total is the
+   attribute plus the active card (its value and its suit).
 3. Cheat fate from the hand, or not (never on a - flip, never when the Black Joker is active):
    the cheated card replaces the active one, which is discarded, and gives the new total.
 4. Declare one trigger of this duel's attribute whose suit the total has, or none.
@@ -206,9 +207,8 @@ def _asked(rules: Ruleset, state: State, duel: Duel, side: Side) -> tuple[str, l
             return "soulstones", [{"type": "soulstones", "uses": c} for c in choices]
         return None
     if duel.step == 2:
-        if not side.flipped:
-            return "flip", [{"type": "flip"}]
-        if side.active is None:
+        # The flip itself is chance, not a decision: `advance` makes it on reaching step 2.
+        if side.flipped and side.active is None:
             return "choose", [{"type": "choose", "card": c} for c in _candidates(rules, side)]
         return None
     if duel.step == 3:
@@ -235,9 +235,6 @@ def act(rules: Ruleset, state: State, action: Action, events: list[Event]) -> No
     kind = action["type"]
     if kind == "soulstones":
         _declare(state, side, list(action["uses"]), events)
-    elif kind == "flip":
-        _flip(rules, state, side, events)
-        return
     elif kind == "choose":
         _activate(rules, state, side, action["card"], events)
     elif kind == "keep":
@@ -271,8 +268,6 @@ def _flip(rules: Ruleset, state: State, side: Side, events: list[Event]) -> None
     candidates = _candidates(rules, side)
     if len(candidates) == 1:
         _activate(rules, state, side, candidates[0], events)
-        assert state.duel is not None
-        _next_turn(state.duel)
 
 
 def _activate(rules: Ruleset, state: State, side: Side, card: str, events: list[Event]) -> None:
@@ -335,6 +330,8 @@ def advance(rules: Ruleset, state: State, events: list[Event]) -> bool:
             state.duel = None
             return False
         side = duel.sides[duel.turn]
+        if duel.step == 2 and not side.flipped:
+            _flip(rules, state, side, events)
         if _asked(rules, state, duel, side) is not None:
             return True
         _pass_step(rules, state, duel, side, events)

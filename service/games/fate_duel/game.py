@@ -28,7 +28,7 @@ class FateDuelGame(Game[State]):
         return {
             "rounds": {
                 "type": "int",
-                "default": 6,
+                "default": 4,
                 "min": 1,
                 "max": 20,
                 "description": "After this many rounds the crew with most Wounds left wins.",

@@ -82,6 +82,8 @@ def setup_events(rules: Ruleset, state: State) -> list[Event]:
         Event("drew", {"seat": s, "cards": Hidden((s,), list(h), shown=len(h))})
         for s, h in enumerate(state.hands)
     ]
+    crews = [crew_sheet(rules, s, crew.crew) for s, crew in enumerate(state.crews)]
+    events.append(Event("crews", {"crews": crews}))
     events.append(Event("first_player", {"seat": state.first}))
     events.append(_round_started(rules, state))
     return events
@@ -301,13 +303,32 @@ def observe(rules: Ruleset, state: State) -> dict[str, Any]:
 
 
 def _crew_view(rules: Ruleset, state: State, seat: int) -> dict[str, Any]:
+    """What changes during the match; the crew's sheet is in the "crews" setup event."""
     crew = state.crews[seat]
     spec = rules.crews[crew.crew]
     return {
-        "seat": seat,
         "crew": crew.crew,
-        "name": spec.name,
         "soulstones": crew.soulstones,
+        "models": [
+            {
+                "name": m.name,
+                **dict(m.attributes),
+                "wounds": crew.wounds[i],
+                "tested": i in state.tested[seat],
+            }
+            for i, m in enumerate(spec.models)
+        ],
+    }
+
+
+def crew_sheet(rules: Ruleset, seat: int, crew_id: str) -> dict[str, Any]:
+    """A crew as the content gives it: every model's rank, attributes, Wounds, damage, triggers."""
+    spec = rules.crews[crew_id]
+    return {
+        "seat": seat,
+        "crew": spec.id,
+        "name": spec.name,
+        "soulstones": spec.soulstones,
         "models": [
             {
                 "index": i,
@@ -315,10 +336,8 @@ def _crew_view(rules: Ruleset, state: State, seat: int) -> dict[str, Any]:
                 "rank": m.rank,
                 "soulstones": m.uses_soulstones,
                 **dict(m.attributes),
-                "wounds": crew.wounds[i],
-                "max_wounds": m.wounds,
+                "wounds": m.wounds,
                 "damage": list(m.damage),
-                "tested": i in state.tested[seat],
                 "triggers": [
                     {
                         "name": t.name,
