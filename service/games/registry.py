@@ -7,6 +7,7 @@ beside the games, so that the kernel never imports a game.
 
 from typing import Any
 
+from service.games.fate_duel import FateDuelGame
 from service.games.kernel.protocol import Game, GameError
 from service.games.loyalty import LoyaltyGame
 from service.games.necromancers import NecromancersGame
@@ -61,6 +62,7 @@ class Registry:
 
 REGISTRY = Registry()
 REGISTRY.register(NecromancersGame(), default=True)
+REGISTRY.register(FateDuelGame(), default=True)
 REGISTRY.register(LoyaltyGame(), default=True)
 
 
