@@ -30,6 +30,32 @@ def contains(tree: Any, value: Any) -> bool:
     return False
 
 
+def _frozen(value: Any, found: set[Any]) -> Any:
+    """`value` as a hashable key that keeps types apart (1, 1.0, True, "1"), with every
+    subtree's key added to `found` on the way."""
+    if isinstance(value, dict):
+        key: Any = ("dict", tuple(sorted((k, _frozen(v, found)) for k, v in value.items())))
+    elif isinstance(value, list | tuple):
+        key = ("list", tuple(_frozen(v, found) for v in value))
+    else:
+        key = (type(value).__name__, value)
+    found.add(key)
+    return key
+
+
+def subtrees(tree: Any) -> set[Any]:
+    """Every subtree and leaf of `tree` (keys do not count), as hashable keys, in one walk."""
+    found: set[Any] = set()
+    _frozen(tree, found)
+    return found
+
+
+def leaked(received: Any, secrets: list[Any]) -> list[Any]:
+    """The secrets found anywhere in `received`: what `contains` finds, for many secrets at once."""
+    seen = subtrees(received)
+    return [secret for secret in secrets if _frozen(secret, set()) in seen]
+
+
 def random_answer(prompt: Prompt, rng: SplitMix64) -> Action:
     """Any answer to `prompt`: an enumerated action, or a parameterised one with valid values.
 

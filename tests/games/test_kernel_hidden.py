@@ -14,7 +14,7 @@ from service.games.kernel.rng import SplitMix64
 from service.games.registry import games
 from tests.games import cardgame
 from tests.games.cardgame import CARD_GAME, CARD_SERIES, CardState
-from tests.games.helpers import contains, random_answer, secret_seeds, start
+from tests.games.helpers import leaked, random_answer, secret_seeds, start
 
 cardgame.register_test_games()
 GAME_LIST = games()
@@ -119,8 +119,7 @@ def test_nothing_a_seat_receives_holds_a_secret_of_the_full_state(
             received: list[Any] = [game.view(state, seat), *(event_for(e, seat) for e in events)]
             if seat is not None and (prompt := game.prompt(state, seat)) is not None:
                 received.append(prompt.as_dict())
-            for secret in game.secrets(state, seat):
-                assert not contains(received, secret), (seat, secret)
+            assert leaked(received, game.secrets(state, seat)) == [], seat
         if game.outcome(state) is not None:
             return
         seat = chooser.pick(game.to_act(state))
