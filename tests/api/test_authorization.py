@@ -1,0 +1,117 @@
+"""Who may do what: every route with an id, for every kind of caller.
+
+Each answer is also checked against the OpenAPI document by the tests' client, so a status the
+document does not list fails here too. Another player never sees the owner's private fields.
+"""
+
+import uuid
+from typing import Any
+
+import pytest
+
+from service.api.auth import issue_token
+from tests.api.runs_helpers import spend_gold
+from tests.conftest import TEST_OPS_TOKEN, TEST_SECRET
+from tests.games import cardgame
+from tests.http import Api
+
+cardgame.register_test_games()
+DECK = {"deck": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"]}
+
+# Each route with an id, a body the owner may send, and the status the owner gets.
+ROUTES: list[tuple[str, str, Any]] = [
+    ("GET", "/v1/runs/{run}", None),
+    ("POST", "/v1/runs/{run}/buy", {"slot": 0}),
+    ("POST", "/v1/runs/{run}/sell", {"position": 0}),
+    ("POST", "/v1/runs/{run}/reroll", {}),
+    ("POST", "/v1/runs/{run}/freeze", {"slot": 1}),
+    ("POST", "/v1/runs/{run}/arrange", {"order": [0]}),
+    ("POST", "/v1/runs/{run}/end-turn", {"round": 2}),
+    ("GET", "/v1/battles/{battle}", None),
+    ("GET", "/v1/battles/{battle}/replay", None),
+    ("GET", "/v1/matches/{match}", None),
+    ("POST", "/v1/matches/{match}/actions", {"version": 0, "action": {"type": "cut", "at": 1}}),
+    ("GET", "/v1/matches/{match}/events", None),
+    ("POST", "/v1/matches/{match}/join", {"loadout": DECK}),
+    ("GET", "/v1/matches/{match}/replay", None),
+    ("POST", "/v1/matches/{match}/resign", {}),
+]
+CALLERS = ["none", "expired", "forged", "other", "ops"]
+
+
+@pytest.fixture(scope="module")
+async def owned(api: Api) -> dict[str, Any]:
+    """A run with a battle and a card match, all owned by one player."""
+    owner_id, owner = await api.new_player("owner")
+    _, opponent = await api.new_player("opponent")
+    _, other = await api.new_player("other")
+    run = (await api.post("/v1/runs", {}, token=owner)).body
+    run = await spend_gold(api, owner, run)
+    turn = (await api.post(f"/v1/runs/{run['run_id']}/end-turn", {"round": 1}, token=owner)).body
+    body = {"game": cardgame.CARD_GAME.id, "seats": 2, "loadout": DECK}
+    match = (await api.post("/v1/matches", body, token=owner)).body
+    await api.post(f"/v1/matches/{match['match_id']}/join", {"loadout": DECK}, token=opponent)
+    return {
+        "ids": {"run": run["run_id"], "battle": turn["battle_id"], "match": match["match_id"]},
+        "tokens": {
+            "owner": owner,
+            "other": other,
+            "expired": issue_token(TEST_SECRET, uuid.UUID(owner_id), -10),
+            "forged": issue_token("another-secret-of-thirty-two-bytes!!", uuid.UUID(owner_id), 60),
+            "ops": TEST_OPS_TOKEN,
+        },
+    }
+
+
+def _token(owned: dict[str, Any], caller: str) -> str | None:
+    return None if caller == "none" else owned["tokens"][caller]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+@pytest.mark.parametrize("caller", CALLERS)
+async def test_only_the_owner_or_a_seated_player_may_act_and_strangers_see_nothing_private(
+    api: Api, owned: dict[str, Any], method: str, path: str, body: Any, caller: str
+) -> None:
+    url = path.format(**owned["ids"])
+    answer = await api.call(method, url, body, token=_token(owned, caller))
+    if caller in ("none", "expired", "forged", "ops"):
+        # The ops token is no player's token: it opens /v1/ops only.
+        assert (answer.status, answer.error_code) == (401, "unauthorized"), answer.body
+        return
+    if "/runs/" in path or "/battles/" in path:
+        assert (answer.status, answer.error_code) == (404, "not_found")
+    elif path.endswith("/actions") or path.endswith("/resign"):
+        assert (answer.status, answer.error_code) == (403, "not_seated")
+    elif path.endswith("/join"):
+        assert (answer.status, answer.error_code) == (409, "match_full")
+    elif path.endswith("/replay"):
+        assert (answer.status, answer.error_code) == (409, "match_not_finished")
+    else:
+        assert answer.status == 200
+        # A spectator: public facts only, never a hand.
+        watched = answer.body.get("view") or {"events": answer.body["events"]}
+        assert answer.body.get("seat") is None
+        assert all(isinstance(hand, int) for hand in watched.get("hands", []))
+        assert all(e["data"].get("card") is None for e in watched.get("events", []))
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+async def test_the_owner_gets_an_answer_the_document_lists(
+    api: Api, owned: dict[str, Any], method: str, path: str, body: Any
+) -> None:
+    answer = await api.call(
+        method, path.format(**owned["ids"]), body, token=owned["tokens"]["owner"]
+    )
+    assert answer.status < 500, answer.body
+
+
+async def test_ops_endpoints_refuse_player_tokens_and_need_the_ops_token(
+    api: Api, owned: dict[str, Any]
+) -> None:
+    for path in ("/v1/ops/matchmaking", "/v1/ops/database"):
+        player = await api.get(path, token=owned["tokens"]["owner"])
+        assert (player.status, player.error_code) == (401, "unauthorized")
+        wrong = await api.get(path, headers={"X-Ops-Token": "nope"})
+        assert (wrong.status, wrong.error_code) == (403, "forbidden")
+        right = await api.get(path, headers={"X-Ops-Token": TEST_OPS_TOKEN})
+        assert right.status == 200
