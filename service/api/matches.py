@@ -26,6 +26,8 @@ endpoints = Endpoints("matches")
 MAX_WAIT_SECONDS = 30.0
 HEARTBEAT_SECONDS = 20.0
 
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
 GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 
 
@@ -45,7 +47,10 @@ class NewMatch(Body):
     )
     seats: int = Field(ge=1, le=64)
     options: dict[str, Any] = Field(default_factory=dict)
-    bots: list[int] = Field(default_factory=list, max_length=64)
+    # Bounded loosely: the rules name a seat index out of the match's range themselves.
+    bots: list[Annotated[int, Field(ge=-INT32, le=INT32)]] = Field(
+        default_factory=list, max_length=64
+    )
     loadout: Any = LOADOUT
     turn_seconds: int | None = Field(default=None, ge=1, le=7 * 24 * 3600)
 
@@ -57,10 +62,6 @@ class JoinMatch(Body):
 class MatchListQuery(Query):
     mine: bool = Field(default=False, description="your matches; otherwise the waiting ones")
     limit: int = Field(default=20, ge=1, le=100)
-
-
-INT32 = 2**31 - 1
-INT64 = 2**63 - 1
 
 
 class NewAction(Body):
