@@ -8,6 +8,7 @@ beside the games, so that the kernel never imports a game.
 from typing import Any
 
 from service.games.kernel.protocol import Game, GameError
+from service.games.medianokte import MedianokteGame
 from service.games.necromancers import NecromancersGame
 
 
@@ -60,6 +61,7 @@ class Registry:
 
 REGISTRY = Registry()
 REGISTRY.register(NecromancersGame(), default=True)
+REGISTRY.register(MedianokteGame(), default=True)
 
 
 def register(game: Game[Any], *, default: bool = False) -> None:
