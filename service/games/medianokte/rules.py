@@ -397,7 +397,7 @@ def _play(state: State, seat: int, action: Action, events: list[Event]) -> None:
     card = card_of(instance)
     events.append(Event("played", {"seat": seat, "card": instance}))
     if card.kind == "astrali":
-        me["army"].append(_astrali(instance, "upright", seat))
+        me["army"].append(astrali_record(instance, "upright", seat))
     elif card.kind == "discardable":
         me["discardables"].append({"id": instance})
     elif card.kind in ("permanent", "weapon"):
@@ -408,7 +408,7 @@ def _play(state: State, seat: int, action: Action, events: list[Event]) -> None:
         me["vacio"].append({"id": instance, "position": "upright", "owner": seat})
 
 
-def _astrali(instance: str, position: str, owner: int) -> Record:
+def astrali_record(instance: str, position: str, owner: int) -> Record:
     return {
         "id": instance,
         "position": position,
@@ -633,7 +633,7 @@ def _raise(state: State, seat: int, target: str, every: bool, events: list[Event
         for record in _raisable(player, seat):
             if record["id"] == target or (every and player["hero"]["id"] == target):
                 player["vacio"].remove(record)
-                raised = _astrali(record["id"], record["position"], record["owner"])
+                raised = astrali_record(record["id"], record["position"], record["owner"])
                 state["players"][seat]["army"].append(raised)
                 events.append(Event("raised", {"seat": seat, "card": record["id"]}))
 
