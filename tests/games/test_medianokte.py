@@ -297,6 +297,28 @@ def test_the_d10_roll_off_winner_chooses_who_plays_first() -> None:
     assert GAME.to_act(state) == [0] and state["used"] == 0
 
 
+def test_the_zones_are_the_seeds() -> None:
+    """Nave: Es donde se ubica el mazo de juego. Vacío: Es donde van los astralis muertos, los
+    objetos al ser descartados y los eventos despues de cumplir su efecto. Zona de ejercito: Es
+    donde se ubican los astralis bajo tu control. ... Zona de personaje: Es donde se ubican las
+    5 cartas de personaje con las que inicias el juego."""
+    state = table()
+    bat = field(state, 1, "murcielago_astral")
+    vial = give(state, 0, "frasco_de_acido")
+    bolt = give(state, 0, "rayo_fulminante")
+    state, _ = act(state, {"type": "play", "card": vial})
+    state, _ = act(state, {"type": "use", "card": vial, "target": hero(state, 1)})
+    state, _ = act(state, {"type": "play", "card": bolt, "target": bat})
+    assert vacio(state, 0) == [vial, bolt] and vacio(state, 1) == [bat]
+    view = GAME.view(state, 0)["players"][0]
+    zones = {"nave", "vacio", "army", "discardables", "permanents", "character", "actions"}
+    assert zones <= set(view)
+    cards = [view["character"], *view["actions"], view["final"]]
+    assert [c["card"] for c in cards] == [
+        "guerrera", "espadon", "escudo_de_puas", "grito_de_guerra", "tajo_del_alba"
+    ]  # fmt: skip
+
+
 # --- the turn ---------------------------------------------------------------------------
 
 
@@ -439,6 +461,14 @@ def test_attacking_turns_an_astrali_and_turns_or_exhausts_a_weapon_as_it_says() 
     assert army(state, 0, wolf)["position"] == "turned"
     assert slot(state, 0, 0)["position"] == "exhausted"  # Espadón: "Agota"
     assert slot(state, 0, 1)["position"] == "turned"  # Escudo de púas: "Gira"
+
+
+def test_three_ranges_and_three_attack_types() -> None:
+    """Existen 3 rangos de ataque Cuerpo a Cuerpo, Distancia y Área ... Existen 3 tipos de
+    ataque: básicos, con dado mágico o especiales."""
+    attacks = [c.attack for c in CONTENT.cards.values() if c.attack is not None]
+    assert {a.range for a in attacks} == {"melee", "ranged", "area"}
+    assert {a.type for a in attacks} == {"basic", "magic", "special"}
 
 
 def test_astralis_attack_in_melee_except_special_ones_at_range() -> None:
@@ -714,6 +744,19 @@ def test_then_the_turn_passes_to_the_next_player() -> None:
     assert order == [1, 2, 0, 1]
 
 
+def test_statuses_come_from_events_and_from_attacks() -> None:
+    """Producto de algunos eventos o ataques enemigos puedes recibir uno de los tres estados de
+    Medianokte: Exploración."""
+    state = table()
+    state["rng"] = d10s(9)
+    spikes = slot(state, 0, 1)["id"]  # Escudo de púas: bleeding when it hurts
+    state, _ = act(state, {"type": "attack", "with": spikes, "target": hero(state, 1)})
+    assert state["players"][1]["hero"]["bleed"] == 0
+    fog = give(state, 0, "niebla_toxica")
+    state, _ = act(state, {"type": "play", "card": fog, "target": hero(state, 1)})
+    assert state["players"][1]["hero"]["poison"] == 1
+
+
 def test_bleeding_hurts_at_the_end_of_its_bearers_turn_one_token_at_most() -> None:
     """Desangramiento, es un estado que causa daño recurrente, pon una ficha de desangramiento
     sobre la carta para marcarlo, al final de cada turno del personaje o astrali que lo tenga
@@ -848,9 +891,13 @@ def test_cards_that_tire_astralis_tire_one_action_of_a_character() -> None:
     assert [s["position"] for s in state["players"][1]["slots"]] == ["upright", "upright", "turned"]
     state = table("cazador", "guerrera")
     imp = field(state, 0, "duende_burlon")  # an astrali whose special attack turns the target
+    shield = slot(state, 1, 1)["id"]
+    picks = [a["picks"] for a in legal(state) if a.get("with") == imp]
+    assert picks == [[s["id"]] for s in state["players"][1]["slots"]]
     state["rng"] = d10s(10)
-    state, _ = act(state, {"type": "attack", "with": imp, "target": hero(state, 1)})
-    assert [s["position"] for s in state["players"][1]["slots"]] == ["turned", "upright", "upright"]
+    attack = {"type": "attack", "with": imp, "target": hero(state, 1), "picks": [shield]}
+    state, _ = act(state, attack)
+    assert [s["position"] for s in state["players"][1]["slots"]] == ["upright", "turned", "upright"]
 
 
 def test_the_jefe_final_is_the_enemy_character() -> None:

@@ -273,7 +273,18 @@ def _attack_actions(
     targets = attack_targets(state, seat, attack)
     if targets is None:
         return [{"type": kind, key: source}] if area_targets(state, seat) else []
-    return [{"type": kind, key: source, "target": t} for t in targets]
+    tire = next((e for e in attack.effects if e.do == "tire"), None)
+    actions: list[Action] = []
+    for target in targets:
+        if tire is not None and locate(state, target)[0] == "hero":
+            # Should it hit, the attacker chooses which of the character's actions it tires.
+            actions += [
+                {"type": kind, key: source, "target": target, "picks": picks}
+                for picks in _picks(state, target, tire)
+            ]
+        else:
+            actions.append({"type": kind, key: source, "target": target})
+    return actions
 
 
 # --- applying -------------------------------------------------------------------------
@@ -372,7 +383,7 @@ def _activate(state: State, seat: int, action: Action, events: list[Event]) -> N
         _tire(source, "exhausted" if card.cost == "exhaust" else "turned")
         assert card.attack is not None
         holder = source if card.kind == "astrali" else state["players"][seat]["hero"]
-        _attack(state, seat, action["with"], card.attack, holder, action.get("target"), events)
+        _attack(state, seat, action["with"], card.attack, holder, action, events)
     else:
         _use(state, seat, action, events)
     if _finish_if_over(state, events):
@@ -436,7 +447,7 @@ def _use(state: State, seat: int, action: Action, events: list[Event]) -> None:
         # The final action: every energy counter comes off; it is never turned or exhausted.
         me["final"]["energy"] = 0
         if card.attack is not None:
-            _attack(state, seat, instance, card.attack, me["hero"], action.get("target"), events)
+            _attack(state, seat, instance, card.attack, me["hero"], action, events)
         else:
             _effects(state, seat, card, action, events)
 
@@ -456,10 +467,11 @@ def _attack(
     source: str,
     attack: Attack,
     holder: Record,
-    target: str | None,
+    action: Action,
     events: list[Event],
 ) -> None:
     """One attack: a single roll, compared with each target separately."""
+    target, picks = action.get("target"), action.get("picks")
     rng = SplitMix64(state["rng"])
     targets = area_targets(state, seat) if target is None else [target]
     roll: dict[str, Any] = {}
@@ -482,7 +494,7 @@ def _attack(
             _hurt(state, result["target"], result["damage"], seat, events)
             if _present(state, result["target"]):
                 for effect in attack.effects:
-                    _effect(state, seat, effect, result["target"], None, events)
+                    _effect(state, seat, effect, result["target"], picks, events)
 
 
 def _resolve(state: State, attack: Attack, roll: dict[str, Any], target: str) -> tuple[int, bool]:
@@ -592,7 +604,7 @@ def _effect(
         else:
             slots = state["players"][owner]["slots"]
             if picks is None:
-                # An attack that tires a character: its first actions not yet that tired (ours).
+                # An area attack that tires characters: their first actions not yet that tired.
                 rank = POSITIONS.index(effect.position)
                 tireable = [s for s in slots if POSITIONS.index(s["position"]) < rank]
                 picks = [s["id"] for s in tireable[: effect.n]]
