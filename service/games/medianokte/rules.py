@@ -235,15 +235,11 @@ def activations(state: State, seat: int) -> list[Action]:
             ]
         else:
             actions.append({"type": "play", "card": instance})
-    sources = [s for s in me["slots"][:2] if s["position"] == "upright"]
-    sources += [o for o in me["permanents"] if card_of(o["id"]).kind == "weapon"]
-    sources += me["army"]
-    for source in sources:
+    weapons = [o for o in me["permanents"] if card_of(o["id"]).kind == "weapon"]
+    for source in [*me["slots"][:2], *weapons, *me["army"]]:
         attack = card_of(source["id"]).attack
-        assert attack is not None
-        if source["position"] != "upright":
-            continue
-        actions += _attack_actions(state, seat, "attack", "with", source["id"], attack)
+        if source["position"] == "upright" and attack is not None:
+            actions += _attack_actions(state, seat, "attack", "with", source["id"], attack)
     for item in me["discardables"]:
         card = card_of(item["id"])
         actions += [{"type": "use", "card": item["id"], **c} for c in _choices(state, seat, card)]
@@ -350,14 +346,13 @@ def _after_cuts(state: State, events: list[Event]) -> None:
     events.append(Event("roll_off_won", {"seat": rolling[0]}))
 
 
-def _draw(state: State, seat: int, events: list[Event]) -> bool:
+def _draw(state: State, seat: int, events: list[Event]) -> None:
+    """The Nave's top card to the hand, seen by its drawer only; nothing from an empty Nave."""
     player = state["players"][seat]
-    if not player["nave"]:
-        return False
-    card = player["nave"].pop(0)
-    player["hand"].append(card)
-    events.append(Event("drew", {"seat": seat, "card": Hidden((seat,), card)}))
-    return True
+    if player["nave"]:
+        card = player["nave"].pop(0)
+        player["hand"].append(card)
+        events.append(Event("drew", {"seat": seat, "card": Hidden((seat,), card)}))
 
 
 def _start_turn(state: State, seat: int, events: list[Event]) -> None:
