@@ -440,6 +440,16 @@ def test_astralis_can_attack_the_turn_they_are_played() -> None:
     assert {"type": "attack", "with": wolf, "target": hero(state, 1)} in legal(state)
 
 
+def test_the_basic_actions_are_the_character_cards() -> None:
+    """-Usar una de las acciones básicas (una de las 5 cartas iniciales)."""
+    state = table()
+    state["players"][0]["final"]["energy"] = 3
+    me = state["players"][0]
+    used = {a.get("with") or a.get("card") for a in legal(state) if a["type"] in ("attack", "use")}
+    assert used == {*(s["id"] for s in me["slots"]), me["final"]["id"]}
+    assert me["hero"]["id"] not in used
+
+
 def test_only_upright_astralis_and_weapons_attack() -> None:
     """-Atacar con un astrali enderezado o una de sus armas enderezadas(Esto ultimo también
     cuenta como usar una de sus acciones básicas)."""
