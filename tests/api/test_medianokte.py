@@ -16,6 +16,7 @@ from tests.api.matches_helpers import (
     finished_matches_rebuild,  # noqa: F401 (autouse)
     new_players,
     read,
+    wait_until,
 )
 from tests.games.helpers import contains
 from tests.http import Api
@@ -148,3 +149,13 @@ async def test_the_games_list_offers_medianokte_with_its_loadout(api: Api) -> No
     assert (game["min_seats"], game["max_seats"]) == (2, 4)
     assert set(game["loadout"]["properties"]) == {"character", "nave", "random_nave"}
     assert GAME.validate_loadout(game["sample_loadout"], {}) == game["sample_loadout"]
+
+
+async def test_after_a_player_resigns_the_bots_play_on_to_the_end(api: Api) -> None:
+    (a,) = await new_players(api, 1)
+    match_id = await medianokte(api, [a], bots=[1, 2])
+    resigned = await api.post(f"/v1/matches/{match_id}/resign", token=a)
+    assert resigned.status == 200, resigned.body
+    final = await wait_until(api, a, match_id, lambda m: m["status"] == "finished", 60.0)
+    assert final["outcome"]["ranking"][-1] == [0]
+    assert final["outcome"]["winners"] in ([1], [2])
