@@ -38,7 +38,7 @@ def card_of(instance: str) -> Card:
 
 
 def new_state(seed: int, loadouts: list[Any]) -> State:
-    """Navés shuffled, characters laid out; the cuts come next (the seed's order)."""
+    """Naves shuffled, characters laid out; the cuts come next (the seed's order)."""
     rng = SplitMix64(seed)
     players = []
     for seat, loadout in enumerate(loadouts):
