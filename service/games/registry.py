@@ -10,6 +10,7 @@ from typing import Any
 from service.games.fate_duel import FateDuelGame
 from service.games.kernel.protocol import Game, GameError
 from service.games.loyalty import LoyaltyGame
+from service.games.medianokte import MedianokteGame
 from service.games.necromancers import NecromancersGame
 
 
@@ -64,6 +65,7 @@ REGISTRY = Registry()
 REGISTRY.register(NecromancersGame(), default=True)
 REGISTRY.register(FateDuelGame(), default=True)
 REGISTRY.register(LoyaltyGame(), default=True)
+REGISTRY.register(MedianokteGame(), default=True)
 
 
 def register(game: Game[Any], *, default: bool = False) -> None:
