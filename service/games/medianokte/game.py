@@ -115,11 +115,11 @@ class MedianokteGame(Game[State]):
         }
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
-        # Each Nave's order, and its next cards (what the next exploration would draw): one
-        # search per secret over all a seat receives, so not every card of every Nave.
+        # Every Nave's order and every card still in a Nave (no one has seen them), and the
+        # other players' hands.
         players = state["players"]
         orders = [list(p["nave"]) for p in players if len(p["nave"]) > 1]
-        in_naves = [c for p in players for c in p["nave"][: rules.EXPLORE_DRAW]]
+        in_naves = [c for p in players for c in p["nave"]]
         in_hands = [c for s, p in enumerate(players) if s != seat for c in p["hand"]]
         return [state["seed"], state["rng"], *orders, *in_naves, *in_hands]
 
