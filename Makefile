@@ -6,6 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+PGBOUNCER := /usr/sbin/pgbouncer
 
 .PHONY: serve test lint bench
 
@@ -18,13 +19,14 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(BIN)/python -m service serve
 
-# The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own here).
-$(CHROMIUM):
+# The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own
+# here); the pooler test starts Debian's PgBouncer.
+$(CHROMIUM) $(PGBOUNCER):
 	@if [ "$$(id -u)" = 0 ]; then \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium pgbouncer; \
 	else \
-		echo "the browser test needs Debian's chromium: sudo apt-get install chromium" >&2; \
+		echo "the tests need Debian's chromium and pgbouncer: sudo apt-get install chromium pgbouncer" >&2; \
 		exit 1; \
 	fi
 
@@ -34,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(CHROMIUM)
+test: lint $(CHROMIUM) $(PGBOUNCER)
 	$(BIN)/python -m pytest -q
 
 # The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.

@@ -80,6 +80,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
                 settings.db_pool_min,
                 settings.db_pool_max,
                 settings.db_timeout_seconds,
+                settings.db_statement_cache_size,
             )
             await apply_schema(pool)
             break
@@ -121,7 +122,8 @@ async def _match_push(app: web.Application) -> AsyncIterator[None]:
     hub = Hub()
     app[MATCH_HUB] = hub
     app[MATCH_SOCKETS] = weakref.WeakSet()
-    async with _running(listen_forever(settings.database_url, hub, settings.db_timeout_seconds)):
+    url = settings.listen_database_url or settings.database_url
+    async with _running(listen_forever(url, hub, settings.db_timeout_seconds)):
         yield
 
 

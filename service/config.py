@@ -61,6 +61,11 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     database_url: str | None = None
+    # The LISTEN connection's URL when DATABASE_URL goes through a transaction pooler
+    # (PgBouncer), which cannot hold a session's LISTEN; None: DATABASE_URL.
+    listen_database_url: str | None = None
+    # Prepared statements cached per connection; 0 behind PgBouncer before 1.21.
+    db_statement_cache_size: int = 100
     data_dir: Path = Path("var")
     secret_key: str = ""
     ops_token: str = ""
@@ -106,6 +111,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         host=env.get("HOST") or "127.0.0.1",
         port=_int(env, "PORT", 8080),
         database_url=env.get("DATABASE_URL") or None,
+        listen_database_url=env.get("LISTEN_DATABASE_URL") or None,
+        db_statement_cache_size=_int(env, "DB_STATEMENT_CACHE_SIZE", 100, minimum=0),
         data_dir=data_dir,
         secret_key=env.get("SECRET_KEY") or _kept_secret(data_dir, "secret_key"),
         ops_token=env.get("OPS_TOKEN") or _kept_secret(data_dir, "ops_token"),

@@ -69,13 +69,16 @@ async def transaction(
             log.warning("release_after_commit_failed", error=type(exc).__name__)
 
 
-async def create_pool(url: str, min_size: int, max_size: int, timeout_s: float) -> asyncpg.Pool:
+async def create_pool(
+    url: str, min_size: int, max_size: int, timeout_s: float, statement_cache_size: int = 100
+) -> asyncpg.Pool:
     return await asyncpg.create_pool(
         url,
         min_size=min_size,
         max_size=max_size,
         timeout=timeout_s,
         command_timeout=timeout_s,
+        statement_cache_size=statement_cache_size,
         # Broken connections are replaced when the server comes back.
         max_inactive_connection_lifetime=60.0,
     )
