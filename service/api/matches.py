@@ -137,14 +137,23 @@ async def create_match(call: Call) -> answers.Joined:
 @endpoints.route(
     "POST",
     "/v1/matches/{match_id}/join",
-    summary="Take the lowest free seat with your loadout; joining again answers the seat you hold",
+    summary=(
+        "Take the lowest free seat with your loadout; joining again answers the seat you hold"
+        " (accepts Idempotency-Key)"
+    ),
     body=JoinMatch,
     response=answers.Joined,
     errors=(401, 404, 409, 422, 429),
 )
 async def join_match(call: Call) -> answers.Joined:
     body: JoinMatch = call.body
-    return await lobby.join(call.request.app[POOL], call.player, _match_id(call), body.loadout)
+    return await lobby.join(
+        call.request.app[POOL],
+        call.player,
+        _match_id(call),
+        body.loadout,
+        idempotency_key=call.idempotency_key,
+    )
 
 
 @endpoints.route(

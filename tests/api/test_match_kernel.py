@@ -426,3 +426,21 @@ async def test_a_match_plays_and_replays_under_its_ruleset_after_a_new_default(
         assert (unknown.status, unknown.error_code) == (422, "unknown_game")
     finally:
         registry.register(first, default=True)
+
+
+async def test_a_join_retried_with_its_idempotency_key_takes_one_seat(api: Api) -> None:
+    a, b = await new_players(api, 2)
+    body = {"game": GAME, "seats": 2, "loadout": {"deck": DECK}}
+    match_id = (await api.post("/v1/matches", body, token=a)).body["match_id"]
+    key = {"Idempotency-Key": "join-once"}
+    first = await api.post(
+        f"/v1/matches/{match_id}/join", {"loadout": {"deck": DECK}}, token=b, headers=key
+    )
+    again = await api.post(
+        f"/v1/matches/{match_id}/join", {"loadout": {"deck": DECK}}, token=b, headers=key
+    )
+    assert first.status == again.status == 200 and again.body == first.body
+    other = {"loadout": {"deck": list(reversed(DECK))}}
+    clash = await api.post(f"/v1/matches/{match_id}/join", other, token=b, headers=key)
+    assert (clash.status, clash.error_code) == (409, "idempotency_conflict")
+    assert [e["kind"] for e in await all_events(api, a, match_id)].count("seat_taken") == 2

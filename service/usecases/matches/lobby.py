@@ -147,29 +147,48 @@ async def create(
         )
 
 
-async def join(pool: asyncpg.Pool, player_id: UUID, match_id: UUID, loadout: Any) -> Joined:
+async def join(
+    pool: asyncpg.Pool,
+    player_id: UUID,
+    match_id: UUID,
+    loadout: Any,
+    idempotency_key: str | None = None,
+) -> Joined:
     """Take the lowest free seat with `loadout`; a player already seated gets its seat back."""
     async with transaction(pool) as conn:
-        row = await store.lock(conn, match_id)
-        if row is None:
-            raise NotFound("no such match")
-        seats = await store.seats(conn, match_id)
-        held = seat_of(seats, player_id)
-        if held is not None:
-            return joined(match_id, held, row.version, row.status)
-        free = [s.seat for s in seats if not s.bot and s.player_id is None]
-        if not free:
-            raise Conflict("every seat of this match is taken", code="match_full")
-        if row.status != "waiting":
-            raise Conflict(f"the match is {row.status}", code="match_not_open")
-        progress = Progress.of(row, seats)
-        mine = _loadout(progress.game, loadout, row.options)
-        seat = free[0]
-        await store.take_seat(conn, match_id, seat, player_id, mine)
-        seats[seat] = SeatRow(seat, player_id, False, mine)
-        progress.emit([Event("seat_taken", {"seat": seat, "bot": False})])
-        await progress.save(conn, _start_if_full(progress))
-        return joined(match_id, seat, progress.version, progress.status)
+
+        async def write() -> Joined:
+            return await _take_seat(conn, player_id, match_id, loadout)
+
+        scope = f"join:{match_id}"
+        request = {"loadout": loadout}
+        return await idempotency.once(conn, player_id, idempotency_key, scope, request, write)
+
+
+async def _take_seat(
+    conn: asyncpg.Connection, player_id: UUID, match_id: UUID, loadout: Any
+) -> Joined:
+    """The lowest free seat, taken under the match's lock; the last one starts the match."""
+    row = await store.lock(conn, match_id)
+    if row is None:
+        raise NotFound("no such match")
+    seats = await store.seats(conn, match_id)
+    held = seat_of(seats, player_id)
+    if held is not None:
+        return joined(match_id, held, row.version, row.status)
+    free = [s.seat for s in seats if not s.bot and s.player_id is None]
+    if not free:
+        raise Conflict("every seat of this match is taken", code="match_full")
+    if row.status != "waiting":
+        raise Conflict(f"the match is {row.status}", code="match_not_open")
+    progress = Progress.of(row, seats)
+    mine = _loadout(progress.game, loadout, row.options)
+    seat = free[0]
+    await store.take_seat(conn, match_id, seat, player_id, mine)
+    seats[seat] = SeatRow(seat, player_id, False, mine)
+    progress.emit([Event("seat_taken", {"seat": seat, "bot": False})])
+    await progress.save(conn, _start_if_full(progress))
+    return joined(match_id, seat, progress.version, progress.status)
 
 
 async def list_matches(pool: asyncpg.Pool, player_id: UUID, mine: bool, limit: int) -> MatchList:
