@@ -7,6 +7,7 @@ from pydantic import Field
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.errors import not_found
 from service.api.keys import POOL
+from service.games.cryptids.content import available_rulesets, load_ruleset
 from service.games.cryptids.outcome import BattleOutcome
 from service.games.cryptids.replay import ReplayWire
 from service.usecases import battles
@@ -15,12 +16,16 @@ endpoints = Endpoints("battles")
 
 
 MAX_SEED = 2**64 - 1
+# The document names what the shipped rulesets accept; the rules check a warband against the
+# ruleset it is fought under, and name the field they refuse.
+SPECIES = sorted({s for r in available_rulesets() for s in load_ruleset(r).species})
+MAX_LEVEL = max(load_ruleset(r).run.max_level for r in available_rulesets())
 
 
 class Cryptid(Body):
-    species: Annotated[str, Field(max_length=64)]
-    ability: int
-    level: int
+    species: Annotated[str, Field(max_length=64, json_schema_extra={"enum": SPECIES})]
+    ability: Annotated[int, Field(ge=0, le=1)]
+    level: Annotated[int, Field(ge=1, le=MAX_LEVEL)]
 
 
 class Warband(Body):
@@ -32,7 +37,10 @@ class SimulateRequest(Body):
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)]
     a: Warband
     b: Warband
-    ruleset: Annotated[str, Field(max_length=64)] | None = None
+    ruleset: (
+        Annotated[str, Field(max_length=64, json_schema_extra={"enum": available_rulesets()})]
+        | None
+    ) = None
 
 
 class SimulateQuery(Query):
