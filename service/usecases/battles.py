@@ -18,7 +18,7 @@ from service.store.snapshots import SnapshotRow
 from service.usecases.errors import NotFound, invalid_field
 
 
-class Cryptid(TypedDict):
+class SnapshotCryptid(TypedDict):
     species: str
     ability: int
     level: int
@@ -31,7 +31,7 @@ class BattleSide(TypedDict):
     wins: int
     lives: int
     is_bot: bool
-    cryptids: list[Cryptid]
+    cryptids: list[SnapshotCryptid]
 
 
 class BattleHealth(TypedDict):
