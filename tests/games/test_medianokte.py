@@ -17,6 +17,7 @@ from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.protocol import Action, Event, IllegalAction
 from service.games.kernel.rng import SplitMix64
 from service.games.medianokte import MedianokteGame
+from service.games.medianokte.attacks import MAGIC_DIE
 from service.games.medianokte.content import (
     CONTENT,
     ContentError,
@@ -24,7 +25,7 @@ from service.games.medianokte.content import (
     parse_content,
     random_nave,
 )
-from service.games.medianokte.rules import MAGIC_DIE, State, astrali_record
+from service.games.medianokte.state import State, astrali_record
 from tests.games.helpers import random_answer
 
 GAME = MedianokteGame()

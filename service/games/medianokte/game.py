@@ -21,7 +21,9 @@ from service.games.medianokte.content import (
     banned_rule,
     random_nave,
 )
-from service.games.medianokte.rules import State, card_of
+from service.games.medianokte.setup import new_state
+from service.games.medianokte.state import State, armour, card_of, max_life
+from service.games.medianokte.turn import ACTIVATIONS
 
 
 class MedianokteGame(Game[State]):
@@ -63,7 +65,7 @@ class MedianokteGame(Game[State]):
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
     ) -> State:
         _, checked = self.prepare(seed, seats, options, loadouts)
-        return rules.new_state(seed, checked)
+        return new_state(seed, checked)
 
     def setup_events(self, state: State) -> list[Event]:
         return [
@@ -101,7 +103,7 @@ class MedianokteGame(Game[State]):
         return super().timeout_action(state, seat)
 
     def observe(self, state: State) -> dict[str, Any]:
-        left = rules.ACTIVATIONS - state["used"] if state["phase"] == "turn" else None
+        left = ACTIVATIONS - state["used"] if state["phase"] == "turn" else None
         return {
             "phase": state["phase"],
             "turn": state["turn"] if state["phase"] == "turn" else None,
@@ -206,8 +208,8 @@ def _observe_player(state: State, seat: int) -> dict[str, Any]:
             "id": hero["id"],
             "card": character.id,
             "damage": hero["damage"],
-            "life": rules.max_life(state, seat),
-            "armour": rules.armour(state, hero["id"]),
+            "life": max_life(state, seat),
+            "armour": armour(state, hero["id"]),
             "stats": dict(character.stats),
             "poison": hero["poison"],
             "bleeding": hero["bleed"] is not None,
@@ -248,7 +250,7 @@ def _observe_astrali(state: State, record: Mapping[str, Any]) -> dict[str, Any]:
         "position": record["position"],
         "damage": record["damage"],
         "life": card.life,
-        "armour": rules.armour(state, record["id"]),
+        "armour": armour(state, record["id"]),
         "poison": record["poison"],
         "bleeding": record["bleed"] is not None,
         "euphoria": record["euphoria"],
