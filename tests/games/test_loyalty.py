@@ -14,8 +14,8 @@ from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.protocol import Action, Event, GameError, IllegalAction
 from service.games.kernel.rng import SplitMix64
 from service.games.loyalty import LoyaltyGame, LoyaltyGameLeg
+from service.games.loyalty.cards import stats
 from service.games.loyalty.content import CONTENT, MODES, ContentError, load_content
-from service.games.loyalty.rules import stats
 from service.games.loyalty.state import State, Unit
 from service.games.registry import get_game
 from tests.games.helpers import random_answer

@@ -10,7 +10,7 @@ from service.games.kernel.prompts import Prompt
 from service.games.kernel.protocol import Action, Event, Game, GameError, OptionSpec, Outcome
 from service.games.kernel.rng import SplitMix64
 from service.games.kernel.series import Series
-from service.games.loyalty import bot, rules
+from service.games.loyalty import bot, opening, prompts, rules, views, winning
 from service.games.loyalty.content import CONTENT, MODES, Content, describe
 from service.games.loyalty.state import State, dump_state, load_state
 
@@ -106,10 +106,10 @@ class LoyaltyGameLeg(Game[State]):
         if chooser is not None and (type(chooser) is not int or chooser not in (0, 1)):
             raise GameError("the chooser of who starts is seat 0 or 1")
         decks = [loadout["deck"] for loadout in checked]
-        return rules.setup(self.content, seed, resolved["mode"], decks, chooser)
+        return opening.setup(self.content, seed, resolved["mode"], decks, chooser)
 
     def setup_events(self, state: State) -> list[Event]:
-        return rules.setup_events(state)
+        return opening.setup_events(state)
 
     def next_leg_options(
         self, options: Mapping[str, Any], finished: Sequence[Outcome]
@@ -123,22 +123,22 @@ class LoyaltyGameLeg(Game[State]):
         return 2
 
     def prompt(self, state: State, seat: int) -> Prompt | None:
-        return rules.prompt(self.content, state, seat)
+        return prompts.prompt(self.content, state, seat)
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         return rules.apply(self.content, state, seat, action)
 
     def end_match(self, state: State, outcome: Outcome) -> State:
-        return rules.end(state, outcome)
+        return winning.end(state, outcome)
 
     def outcome(self, state: State) -> Outcome | None:
         return state.result
 
     def observe(self, state: State) -> dict[str, Any]:
-        return rules.observe(self.content, state)
+        return views.observe(self.content, state)
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
-        return rules.secrets(state, seat)
+        return views.secrets(state, seat)
 
     def replay_view(self, state: State) -> dict[str, Any]:
         return {**reveal(self.observe(state)), "seed": state.seed, "rng": state.rng}

@@ -1,0 +1,153 @@
+"""What each action does once it is legal: the answer to a prompt, a boost (§9), arranging the
+zones, and the active player's roll, plays, effects and declared attacks."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from service.games.kernel.prompts import Action
+from service.games.kernel.protocol import Event, IllegalAction
+from service.games.kernel.rng import SplitMix64
+from service.games.loyalty.cards import (
+    draw,
+    find_unit,
+    leave_hand,
+    pay,
+    raise_stat,
+    return_to_hand,
+)
+from service.games.loyalty.content import Content, card_of
+from service.games.loyalty.effects import resolve
+from service.games.loyalty.opening import choose_first
+from service.games.loyalty.stack import after_action, play_adventure, respond
+from service.games.loyalty.state import State, Unit
+from service.games.loyalty.turn import next_phase
+from service.games.loyalty.views import unit_view
+
+
+def answer(
+    content: Content, state: State, seat: int, asked: str, chosen: Action, events: list[Event]
+) -> None:
+    """Carry out `chosen`, one of the legal actions of the prompt of kind `asked`."""
+    kind = chosen["type"]
+    if asked == "choose_first":
+        choose_first(state, seat, chosen["seat"], events)
+    elif asked == "return":
+        return_to_hand(state, seat, chosen["card"], events)
+        state.returning = None
+        after_action(content, state, events)
+    elif asked == "response":
+        respond(content, state, seat, chosen, events)
+    elif kind == "pass":
+        events.append(Event("passed", {"seat": seat, "phase": state.phase}))
+        next_phase(content, state, events)
+    elif kind == "draw":
+        draw(state, seat, 1, events)
+        next_phase(content, state, events)
+    elif kind == "roll":
+        _roll(content, state, seat, events)
+        next_phase(content, state, events)
+    elif kind == "play":
+        _play(content, state, seat, chosen["card"], events)
+        after_action(content, state, events)
+    elif kind == "adventure":
+        play_adventure(content, state, seat, chosen, events)
+        after_action(content, state, events)
+    elif kind == "effect":
+        _use_effect(content, state, seat, chosen, events)
+    else:
+        _declare_attack(content, state, seat, chosen, events)
+
+
+def boost(
+    content: Content,
+    state: State,
+    seat: int,
+    action: Action,
+    schema: Mapping[str, Any],
+    events: list[Event],
+) -> None:
+    if set(action) != {"type", "card", "stat", "amount"}:
+        raise IllegalAction('a boost is {"type": "boost", "card", "stat", "amount"}')
+    amount = action["amount"]
+    if action["card"] not in schema["card"]["enum"] or action["stat"] not in ("attack", "defence"):
+        raise IllegalAction("boost one of your characters in play, its 'attack' or 'defence'")
+    if type(amount) is not int or not 1 <= amount <= schema["amount"]["maximum"]:
+        raise IllegalAction(f"boost 'amount' is 1 to {schema['amount']['maximum']} counters")
+    side = state.sides[seat]
+    unit = find_unit(side, action["card"])
+    assert unit is not None
+    pay(side, amount)
+    raise_stat(unit, action["stat"], amount)
+    events.append(Event("boosted", {"seat": seat, **unit_view(content, side, unit)}))
+    # A boost in a response window keeps the window; the active player's boost is an action.
+    if state.responder is None:
+        after_action(content, state, events)
+
+
+def arrange(content: Content, state: State, seat: int, action: Action, events: list[Event]) -> None:
+    side = state.sides[seat]
+    chosen = action.get("attack")
+    cards = [u.card for u in side.units]
+    if (
+        set(action) != {"type", "attack"}
+        or not isinstance(chosen, list)
+        or len(set(chosen)) != len(chosen)
+        or not all(isinstance(c, str) and c in cards for c in chosen)
+    ):
+        raise IllegalAction("arrange 'attack' lists your characters in play that go to Attack")
+    for unit in side.units:
+        unit.zone = "attack" if unit.card in chosen else "defence"
+    events.append(Event("arranged", {"seat": seat, "attack": sorted(chosen)}))
+    # Arranging is the phase's action: it ends phase e) (ours), then the opponent may respond.
+    next_phase(content, state, events)
+    after_action(content, state, events)
+
+
+def _roll(content: Content, state: State, seat: int, events: list[Event]) -> None:
+    rng = SplitMix64(state.rng)
+    die = rng.die(content.die_faces)
+    state.rng = rng.state
+    state.sides[seat].loyalty += die
+    loyalty = state.sides[seat].loyalty
+    events.append(Event("rolled", {"seat": seat, "die": die, "loyalty": loyalty}))
+
+
+def _play(content: Content, state: State, seat: int, card: str, events: list[Event]) -> None:
+    side = state.sides[seat]
+    info = content.cards[card_of(card)]
+    pay(side, info.cost)
+    leave_hand(side, card)
+    if info.type == "character":
+        # A character enters the Defence zone; phase e) moves it (ours).
+        side.units.append(Unit(card, "defence"))
+        events.append(Event("played", {"seat": seat, "card": card, "zone": "defence"}))
+        return
+    events.append(Event("played", {"seat": seat, "card": card}))
+    resolve(content, state, seat, info.effect, None, None, events)
+    side.graveyard.append(card)
+
+
+def _use_effect(
+    content: Content, state: State, seat: int, chosen: Action, events: list[Event]
+) -> None:
+    side = state.sides[seat]
+    unit = find_unit(side, chosen["card"])
+    assert unit is not None
+    effect = content.cards[card_of(unit.card)].effect
+    pay(side, effect.cost)
+    unit.used = True
+    events.append(Event("effect_used", {"seat": seat, "card": unit.card, "kind": effect.kind}))
+    resolve(content, state, seat, effect, unit, chosen.get("target"), events)
+    if state.returning is None:
+        after_action(content, state, events)
+
+
+def _declare_attack(
+    content: Content, state: State, seat: int, chosen: Action, events: list[Event]
+) -> None:
+    unit = find_unit(state.sides[seat], chosen["attacker"])
+    assert unit is not None
+    unit.attacked = True
+    state.attack = {"attacker": chosen["attacker"], "target": chosen["target"]}
+    events.append(Event("attack", {"seat": seat, **state.attack}))
+    after_action(content, state, events)
