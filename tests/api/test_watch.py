@@ -231,13 +231,22 @@ async def test_a_stored_battle_is_verified_stepped_and_watched_to_the_end(
     assert watched.problems == [], watched.problems
 
 
-async def test_a_simulated_battle_from_the_url_is_verified_and_fits_a_phone(
+async def test_the_simulate_answer_links_to_the_viewer_which_verifies_it_on_a_phone(
     browser: Browser, api: Api
 ) -> None:
     _, token = await api.new_player("watcher")
+    ruleset, seed, a = EXAMPLE
+
+    def side(picks: list[list[Any]]) -> dict[str, Any]:
+        return {"cryptids": [{"species": s, "ability": x, "level": n} for s, x, n in picks]}
+
+    request = {"seed": seed, "ruleset": ruleset, "a": side(a), "b": side(EXAMPLE_B)}
+    answer = await api.post("/v1/battles/simulate", request, token=token)
+    assert answer.status == 200
+    assert answer.body["watch"] == f"/watch?ruleset={ruleset}&{EXAMPLE_QUERY}"
     watched = await _open(browser, width=375, height=740)
     page = watched.page
-    await page.goto(f"{api.base_url}/watch?{EXAMPLE_QUERY}")
+    await page.goto(api.base_url + answer.body["watch"])
     await _sign_in(page, token)
     await expect(page.locator("#verdict")).to_have_text("verified: 5 of 5 rolls match")
     await page.locator("#scrubber").fill("5")
@@ -245,6 +254,12 @@ async def test_a_simulated_battle_from_the_url_is_verified_and_fits_a_phone(
     await expect(page.locator("#side-a .card.dead")).to_have_count(0)  # closed up at the end
     width = await page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375
+    # A seed past 2^53 reaches the server and the re-simulator with all its digits.
+    largest = await api.post("/v1/battles/simulate", {**request, "seed": 2**64 - 1}, token=token)
+    await page.goto(api.base_url + largest.body["watch"])
+    rolls = largest.body["rolls"]
+    await expect(page.locator("#verdict")).to_have_text(f"verified: {rolls} of {rolls} rolls match")
+    await expect(page.locator("#title")).to_contain_text(str(2**64 - 1))
     await page.close()
     assert watched.problems == [], watched.problems
 
