@@ -49,6 +49,19 @@ async def watch_battle_page(call: Call) -> web.Response:
 
 @endpoints.route(
     "GET",
+    "/watch/matches/{match_id}",
+    summary="Replay viewer (HTML) for a finished turn-based match: its events, leg by leg",
+    auth="none",
+    rate_limited=False,
+    media=("text/html",),
+    database=False,
+)
+async def watch_match_page(call: Call) -> web.Response:
+    return dashboard.serve(call.request, ASSETS[PAGE])
+
+
+@endpoints.route(
+    "GET",
     "/watch/assets/{asset}",
     summary="The viewer's stylesheet and ES modules, among them the re-simulator resim.js",
     auth="none",

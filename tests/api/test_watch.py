@@ -2,6 +2,7 @@
 golden corpus byte for byte in Chromium, and the page verifies and plays a stored battle."""
 
 import json
+import random
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from playwright.async_api import Browser, ConsoleMessage, Page, async_playwright
 
 from service.api.keys import POOL
 from service.games.cryptids import load_ruleset, simulate
+from tests.api.matches_helpers import new_players, play_out, start_match
 from tests.api.runs_helpers import STRONG, add_snapshot, seeded_run, spend_gold
 from tests.api.test_dashboard import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.games.golden.gen import corpus_path
@@ -295,5 +297,34 @@ async def test_a_pasted_replay_altered_in_one_event_shows_the_first_roll_that_di
     await page.click("#replay-form button[type=submit]")
     await expect(page.locator("#verdict")).to_have_text("verified: 5 of 5 rolls match")
     await expect(page.locator("#compare")).to_be_hidden()
+    await page.close()
+    assert watched.problems == [], watched.problems
+
+
+async def test_a_finished_match_plays_back_as_a_timeline_with_its_hidden_events_revealed(
+    browser: Browser, api: Api
+) -> None:
+    players = await new_players(api, 2)
+    match_id = await start_match(api, players)
+    await play_out(api, match_id, players, random.Random(5))
+    replay = (await api.get(f"/v1/matches/{match_id}/replay", token=players[1])).body
+    events = replay["events"]
+    hidden = [event for event in events if event["visible_to"] is not None]
+    watched = await _open(browser)
+    page = watched.page
+    await page.goto(f"{api.base_url}/watch/matches/{match_id}")
+    await _sign_in(page, players[1])
+    timeline = page.locator("#side-a .timeline li")
+    await expect(timeline).to_have_count(len(events))
+    await expect(page.locator("#side-a .timeline li.private")).to_have_count(len(hidden))
+    await expect(page.locator("#side-b .card.seat")).to_have_count(2)
+    await page.click("#step")
+    await expect(page.locator("#side-a li.current")).to_have_attribute(
+        "data-kind", events[0]["kind"]
+    )
+    await page.locator("#scrubber").fill(str(len({event["version"] for event in events})))
+    await expect(page.locator("#position")).to_contain_text(f"event {len(events)} of {len(events)}")
+    winners = ", ".join(f"seat {seat}" for seat in replay["outcome"]["winners"])
+    await expect(page.locator("#status")).to_have_text(f"{winners} won" if winners else "No winner")
     await page.close()
     assert watched.problems == [], watched.problems

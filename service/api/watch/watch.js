@@ -1,5 +1,6 @@
 // The replay viewer: fetches a replay, re-simulates it with resim.js to verify every roll's
-// hash, and plays the replay's own events back on two rows of cards.
+// hash, and plays the replay's own events back on two rows of cards. A finished turn-based
+// match (/watch/matches/{id}) plays back as a timeline of its events, leg by leg.
 // Plain DOM, no libraries: the page works on a cluster with no way out.
 
 import { boardHash, parseReplay, splitRolls, verify } from "./resim.js";
@@ -11,11 +12,12 @@ const SIDES = ["a", "b"];
 
 const $ = (selector) => document.querySelector(selector);
 const view = {
-  mode: null, // "battle", "simulate" or "paste"
-  replay: null,
+  mode: null, // "battle", "simulate", "paste" or "match"
+  replay: null, // for a match: {events} of its replay, so that playback is the same
+  match: null,
   content: null,
   verdict: null,
-  rollStarts: [], // index in events of each roll's `roll` event
+  rollStarts: [], // index in events of each roll's `roll` event (a match: of each action's)
   pos: 0, // events applied so far
   timer: null,
 };
@@ -39,6 +41,9 @@ function route() {
   const parts = location.pathname.replace(/\/+$/, "").split("/").slice(2);
   const query = new URLSearchParams(location.search);
   if (parts.length === 1) return { mode: "battle", id: decodeURIComponent(parts[0]) };
+  if (parts.length === 2 && parts[0] === "matches") {
+    return { mode: "match", id: decodeURIComponent(parts[1]) };
+  }
   if (query.has("seed")) return { mode: "simulate", query };
   return { mode: "paste" };
 }
@@ -130,7 +135,8 @@ async function open() {
   }
   if (!sessionStorage.getItem(TOKEN_KEY)) return showLogin("");
   try {
-    await start(await fetchReplay(where));
+    if (where.mode === "match") await startMatch(where.id);
+    else await start(await fetchReplay(where));
   } catch (error) {
     if (error instanceof NeedToken) return showLogin(error.message);
     failed(error.name === "TimeoutError" ? "The API did not answer in time" : error.message);
@@ -339,6 +345,7 @@ function floater(event) {
 }
 
 function render() {
+  if (view.mode === "match") return renderMatch();
   const board = boardAt(view.pos);
   view.board = board;
   const last = view.pos ? view.replay.events[view.pos - 1] : null;
@@ -431,6 +438,90 @@ function showComparison(roll) {
   $("#compare").hidden = false;
 }
 
+// ---- a turn-based match --------------------------------------------------------------------
+
+async function startMatch(id) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new Error(`No match ${id}`);
+  const match = await api(`/v1/matches/${id}/replay`, { auth: true });
+  view.match = match;
+  view.replay = { events: match.events };
+  view.rollStarts = [];
+  match.events.forEach((event, i) => {
+    if (i === 0 || event.version !== match.events[i - 1].version) view.rollStarts.push(i);
+  });
+  view.pos = 0;
+  $("#title").textContent = `${match.game} match ${match.match_id.slice(0, 8)}`;
+  $("#login").hidden = true;
+  $("#stage").hidden = false;
+  $("#stage").classList.add("match");
+  $("#prev-roll").textContent = "« action";
+  $("#next-roll").textContent = "action »";
+  $("#scrubber").max = String(view.rollStarts.length);
+  const verdict = $("#verdict");
+  verdict.hidden = false;
+  verdict.classList.add("ok");
+  verdict.textContent = `finished: ${match.events.length} events, every hidden card revealed`;
+  render();
+}
+
+const seatName = (seat) => `seat ${seat}`;
+// Match data as JSON; seeds were read as BigInt, which JSON.stringify refuses.
+const show = (value) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? String(v) : v));
+
+function matchOutcome(outcome) {
+  if (!outcome) return "Finished";
+  const winners = outcome.winners.map(seatName).join(", ");
+  return outcome.winners.length ? `${winners} won` : "No winner";
+}
+
+function matchEvent(event, i) {
+  const hidden = event.visible_to !== null;
+  const classes = [i < view.pos ? "done" : "", i === view.pos - 1 ? "current" : "",
+    hidden ? "private" : ""].filter(Boolean).join(" ");
+  return h("li", { class: classes, "data-kind": event.kind, "data-seq": event.seq },
+    h("span", { class: "kind" }, event.kind),
+    hidden ? h("span", { class: "badge revealed" },
+      `seen by ${event.visible_to.map(seatName).join(", ") || "nobody"} · revealed`) : null,
+    h("code", { class: "data" }, show(event.data)));
+}
+
+function renderMatch() {
+  const match = view.match;
+  const events = match.events;
+  // Legs: a series announces each with `leg_started`; a plain match is one leg.
+  const legs = [];
+  events.forEach((event, i) => {
+    if (!legs.length || event.kind === "leg_started") {
+      legs.push({ title: event.kind === "leg_started" ? `Leg ${event.data.leg}` : "The match", items: [] });
+    }
+    legs[legs.length - 1].items.push(matchEvent(event, i));
+  });
+  $("#side-b").replaceChildren(h("h2", { class: "side-name" }, "Seats"),
+    h("div", { class: "cards" }, ...match.seats.map((seat) =>
+      h("div", { class: "card seat", "data-seat": seat.seat },
+        h("div", { class: "name" }, h("strong", {}, seatName(seat.seat)),
+          h("span", { class: "level" }, seat.bot ? "bot" : "player")),
+        h("code", { class: "data" }, show(match.loadouts[seat.seat])))),
+    ));
+  $("#side-a").replaceChildren(...legs.map((leg) => h("section", { class: "leg" },
+    h("h2", { class: "side-name" }, leg.title), h("ol", { class: "timeline" }, ...leg.items))));
+  const last = view.pos ? events[view.pos - 1] : null;
+  const over = view.pos === events.length;
+  $("#dice").replaceChildren();
+  $("#status").textContent = over ? matchOutcome(match.outcome)
+    : last ? `${last.kind} (action ${last.version})` : "Ready";
+  $("#status").classList.toggle("over", over);
+  $("#log-title").textContent = "Final state, revealed";
+  $("#log").replaceChildren(h("li", { class: "done" }, h("code", { class: "data" },
+    show(match.final))));
+  const current = $("#side-a li.current");
+  if (current) current.scrollIntoView({ block: "nearest" });
+  $("#scrubber").value = String(segmentAt(view.pos));
+  $("#position").textContent = `action ${segmentAt(view.pos)} of ${view.rollStarts.length}` +
+    ` · event ${view.pos} of ${events.length}`;
+  $("#play").textContent = view.timer ? "Pause" : "Play";
+}
+
 // ---- playback -------------------------------------------------------------------------------
 
 function go(pos) {
@@ -470,11 +561,14 @@ function rollEnd(n) {
   return n < view.rollStarts.length ? view.rollStarts[n] : view.replay.events.length;
 }
 
+// The roll (a match: the action) the position is in: how many have started before it.
+const segmentAt = (pos) => view.rollStarts.filter((i) => i < pos).length;
+
 function stepRoll(delta) {
   pause();
-  const board = boardAt(view.pos);
-  const atEnd = view.pos === rollEnd(board.roll);
-  go(rollEnd(delta > 0 ? board.roll + (atEnd || !board.roll ? 1 : 0) : board.roll - 1));
+  const roll = segmentAt(view.pos);
+  const atEnd = view.pos === rollEnd(roll);
+  go(rollEnd(delta > 0 ? roll + (atEnd || !roll ? 1 : 0) : roll - 1));
 }
 
 $("#play").addEventListener("click", play);
