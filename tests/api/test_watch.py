@@ -328,3 +328,40 @@ async def test_a_finished_match_plays_back_as_a_timeline_with_its_hidden_events_
     await expect(page.locator("#status")).to_have_text(f"{winners} won" if winners else "No winner")
     await page.close()
     assert watched.problems == [], watched.problems
+
+
+async def test_a_long_battle_mid_roll_shows_dice_damage_numbers_and_statuses_at_1280x720(
+    browser: Browser, api: Api, tmp_path: Path
+) -> None:
+    corpus = json.loads(CORPUS)
+    ruleset = load_ruleset(corpus["ruleset"])
+    replays = [simulate(ruleset, b["seed"], b["a"], b["b"]).replay for b in corpus["battles"]]
+    # The busiest battle: the most damage, so the screenshot has something on every card.
+    busiest = max(replays, key=lambda r: sum(e[0] == "damage" for e in r.events) if r else 0)
+    assert busiest is not None
+    wire = busiest.to_wire()
+    events = wire["events"]
+    rolls = len(wire["hashes"])
+    watched = await _open(browser)
+    page = watched.page
+    await page.goto(f"{api.base_url}/watch")
+    await page.fill("#replay-text", json.dumps(wire))
+    await page.click("#replay-form button[type=submit]")
+    await expect(page.locator("#verdict")).to_have_text(f"verified: {rolls} of {rolls} rolls match")
+    # Half way, then on to the next damage event: its number floats up from the card it hit.
+    middle = rolls // 2
+    await page.locator("#scrubber").fill(str(middle))
+    start = [i for i, event in enumerate(events) if event[0] == "roll"][middle]
+    damage = next(i for i in range(start, len(events)) if events[i][0] == "damage")
+    for _ in range(damage - start + 1):
+        await page.click("#step")
+    _, _, target, amount, _, health = events[damage]
+    card = page.locator(f'.card[data-uid="{target}"]')
+    await expect(card.locator(".float")).to_have_text(f"\N{MINUS SIGN}{amount}")
+    await expect(card.locator('[data-stat="health"]')).to_contain_text(f"{health}/")
+    await expect(page.locator("#log li.current")).to_contain_text(f"for {amount}")
+    screenshot = tmp_path / "watch.png"
+    await page.screenshot(path=str(screenshot))
+    print(f"viewer screenshot: {screenshot}")
+    await page.close()
+    assert watched.problems == [], watched.problems

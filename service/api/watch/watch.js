@@ -394,6 +394,8 @@ function renderLog(board) {
   }
   if (board.end) items.push(h("li", { class: "current", "data-kind": "end" }, words(board.end)));
   $("#log").replaceChildren(...items);
+  const current = $("#log li.current");
+  if (current) current.scrollIntoView({ block: "nearest" });
 }
 
 function showVerdict() {
