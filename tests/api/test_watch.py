@@ -1,8 +1,10 @@
 """The replay viewer: served offline with a strict CSP; its JavaScript re-simulator reproduces the
 golden corpus byte for byte in Chromium, and the page verifies and plays a stored battle."""
 
+import asyncio
 import json
 import random
+import shutil
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,8 +15,10 @@ import pytest
 from aiohttp import web
 from playwright.async_api import Browser, ConsoleMessage, Page, async_playwright, expect
 
+from service.api import watch
 from service.api.keys import POOL
 from service.games.cryptids import load_ruleset, simulate
+from service.usecases.catalogue import cryptid_catalogue
 from tests.api.matches_helpers import new_players, play_out, start_match
 from tests.api.runs_helpers import STRONG, add_snapshot, seeded_run, spend_gold
 from tests.api.test_dashboard import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
@@ -365,3 +369,42 @@ async def test_a_long_battle_mid_roll_shows_dice_damage_numbers_and_statuses_at_
     print(f"viewer screenshot: {screenshot}")
     await page.close()
     assert watched.problems == [], watched.problems
+
+
+# The same check in Node, where the module runs on its own (no page, no fetch): a client
+# developer's use. Node 20 has no JSON.parse source text, so parseReplay's fallback is used.
+NODE_CORPUS = """
+import { readFileSync } from "node:fs";
+import { simulate, parseReplay, sha256, hex } from "%(resim)s";
+import { pack, wire } from "%(msgpack)s";
+const [content, corpus] = JSON.parse(readFileSync(0, "utf8")).map(parseReplay);
+const wrong = corpus.battles.filter((b) => {
+    const replay = simulate(content, b.seed, b.a, b.b);
+    return hex(sha256(pack(wire(replay)))) !== b.replay_sha256;
+}).map((b) => String(b.seed));
+console.log(JSON.stringify({ checked: corpus.battles.length, wrong }));
+"""
+
+
+async def test_the_js_resimulator_reproduces_the_golden_corpus_in_node_when_present() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no Node here; the Chromium test above checks the same corpus")
+    assets = watch.DIRECTORY
+    script = NODE_CORPUS % {
+        "resim": (assets / "resim.js").as_uri(),
+        "msgpack": (assets / "msgpack.js").as_uri(),
+    }
+    content = json.dumps(cryptid_catalogue("cryptids-2026.12"))
+    process = await asyncio.create_subprocess_exec(
+        node,
+        "--input-type=module",
+        "-e",
+        script,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate(json.dumps([content, CORPUS]).encode())
+    assert process.returncode == 0, err.decode()
+    assert json.loads(out) == {"checked": len(json.loads(CORPUS)["battles"]), "wrong": []}
