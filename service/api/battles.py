@@ -57,11 +57,13 @@ def _picks(warband: Warband) -> list[tuple[str, int, int]]:
     return [(c.species, c.ability, c.level) for c in warband.cryptids]
 
 
-def watch_link(ruleset: str, seed: int, a: Warband, b: Warband) -> str:
+def watch_link(
+    ruleset: str, seed: int, a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]
+) -> str:
     """`/watch?ruleset=…&seed=…&a=species.ability.level,…&b=…`, as the viewer's page reads it."""
 
-    def side(warband: Warband) -> str:
-        return ",".join(f"{c.species}.{c.ability}.{c.level}" for c in warband.cryptids)
+    def side(picks: list[tuple[str, int, int]]) -> str:
+        return ",".join(f"{species}.{ability}.{level}" for species, ability, level in picks)
 
     query = {"ruleset": ruleset, "seed": seed, "a": side(a), "b": side(b)}
     return "/watch?" + urlencode(query, safe=",")
@@ -80,10 +82,9 @@ def watch_link(ruleset: str, seed: int, a: Warband, b: Warband) -> str:
 async def simulate_battle(call: Call) -> SimulateAnswer:
     body: SimulateRequest = call.body
     query: SimulateQuery = call.query
-    outcome = battles.simulate_battle(
-        body.ruleset, body.seed, _picks(body.a), _picks(body.b), query.replay
-    )
-    return {**outcome, "watch": watch_link(outcome["ruleset"], body.seed, body.a, body.b)}
+    a, b = _picks(body.a), _picks(body.b)
+    outcome = battles.simulate_battle(body.ruleset, body.seed, a, b, query.replay)
+    return {**outcome, "watch": watch_link(outcome["ruleset"], body.seed, a, b)}
 
 
 def battle_id(call: Call) -> int:
