@@ -136,9 +136,11 @@ function compileAbility(ability, level) {
   };
 }
 
+const INDEXES = new WeakMap(); // per catalogue object, so a viewer's many calls build it once
+
 /** Species and tokens of a served catalogue (`GET /v1/content/cryptids`), by id. */
 function index(content) {
-  if (content.__index) return content.__index;
+  if (INDEXES.has(content)) return INDEXES.get(content);
   const species = new Map(content.species.map((s) => [s.id, s]));
   const tokens = new Map(content.tokens.map((t) => [t.id, t]));
   const harmful = (ability, seen) => {
@@ -150,7 +152,7 @@ function index(content) {
     return harmful(tokens.get(token).ability, new Set([...seen, token]));
   };
   const built = { species, tokens, harmful };
-  Object.defineProperty(content, "__index", { value: built, enumerable: false });
+  INDEXES.set(content, built);
   return built;
 }
 
