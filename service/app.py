@@ -27,6 +27,7 @@ from service.api import (
     ops,
     players,
     runs,
+    watch,
 )
 from service.api.auth import KnownPlayers, VerifiedTokens
 from service.api.endpoints import Endpoints, register
@@ -64,6 +65,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     metrics.endpoints,
     matches.endpoints,
     dashboard.endpoints,
+    watch.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
 POOL_SAMPLE_SECONDS = 1.0

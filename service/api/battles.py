@@ -1,6 +1,7 @@
 """Stored battles and their replays."""
 
 from typing import Annotated
+from urllib.parse import urlencode
 
 from pydantic import Field
 
@@ -47,8 +48,25 @@ class SimulateQuery(Query):
     replay: bool = True
 
 
+class SimulateAnswer(BattleOutcome):
+    watch: str
+    """the replay viewer's address for this battle, which simulates it again there"""
+
+
 def _picks(warband: Warband) -> list[tuple[str, int, int]]:
     return [(c.species, c.ability, c.level) for c in warband.cryptids]
+
+
+def watch_link(
+    ruleset: str, seed: int, a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]
+) -> str:
+    """`/watch?ruleset=…&seed=…&a=species.ability.level,…&b=…`, as the viewer's page reads it."""
+
+    def side(picks: list[tuple[str, int, int]]) -> str:
+        return ",".join(f"{species}.{ability}.{level}" for species, ability, level in picks)
+
+    query = {"ruleset": ruleset, "seed": seed, "a": side(a), "b": side(b)}
+    return "/watch?" + urlencode(query, safe=",")
 
 
 @endpoints.route(
@@ -57,16 +75,16 @@ def _picks(warband: Warband) -> list[tuple[str, int, int]]:
     summary="Resolve a battle between two warbands from a seed (nothing is stored)",
     body=SimulateRequest,
     query=SimulateQuery,
-    response=BattleOutcome,
+    response=SimulateAnswer,
     errors=(400, 401, 413, 415, 422, 429),
     database=False,
 )
-async def simulate_battle(call: Call) -> BattleOutcome:
+async def simulate_battle(call: Call) -> SimulateAnswer:
     body: SimulateRequest = call.body
     query: SimulateQuery = call.query
-    return battles.simulate_battle(
-        body.ruleset, body.seed, _picks(body.a), _picks(body.b), query.replay
-    )
+    a, b = _picks(body.a), _picks(body.b)
+    outcome = battles.simulate_battle(body.ruleset, body.seed, a, b, query.replay)
+    return {**outcome, "watch": watch_link(outcome["ruleset"], body.seed, a, b)}
 
 
 def battle_id(call: Call) -> int:

@@ -39,10 +39,10 @@ class Asset:
     etag: str
 
 
-def load() -> dict[str, Asset]:
-    """Every file of the dashboard directory, by name, with its content type and ETag."""
+def load(directory: Path = DIRECTORY) -> dict[str, Asset]:
+    """Every file of a page's directory, by name, with its content type and ETag."""
     assets = {}
-    for path in sorted(DIRECTORY.iterdir()):
+    for path in sorted(directory.iterdir()):
         if path.suffix in CONTENT_TYPES:
             body = path.read_bytes()
             etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'

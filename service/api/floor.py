@@ -11,8 +11,8 @@ from functools import cache
 from aiohttp import web
 
 from service.api import codec
+from service.api.battles import SimulateAnswer, watch_link
 from service.api.endpoints import Call, Endpoints
-from service.games.cryptids.outcome import BattleOutcome
 from service.usecases import battles
 
 endpoints = Endpoints("bench")
@@ -39,7 +39,12 @@ FLOOR_B = [
 def answers() -> dict[bool, bytes]:
     """The encoded answer, keyed by whether msgpack is wanted."""
     result = battles.simulate_battle(None, FLOOR_SEED, FLOOR_A, FLOOR_B, include_replay=True)
-    return {wanted: codec.encode(result, wanted)[0] for wanted in (False, True)}
+    # The simulate endpoint's answer exactly, its viewer link included.
+    answer: SimulateAnswer = {
+        **result,
+        "watch": watch_link(result["ruleset"], FLOOR_SEED, FLOOR_A, FLOOR_B),
+    }
+    return {wanted: codec.encode(answer, wanted)[0] for wanted in (False, True)}
 
 
 @endpoints.route(
@@ -47,7 +52,7 @@ def answers() -> dict[bool, bytes]:
     "/v1/bench/floor",
     summary="Benchmark floor (BENCH_FLOOR only): reads the body, answers a precomputed result",
     auth="none",
-    response=BattleOutcome,
+    response=SimulateAnswer,
     rate_limited=False,
     database=False,
 )
