@@ -106,6 +106,8 @@ class Endpoint:
     media: tuple[str, ...]
     # Whether the handler reads or writes the database, and so may answer 503.
     database: bool
+    # Whether the write takes an Idempotency-Key (documented as a header parameter).
+    idempotent: bool
 
 
 class Endpoints:
@@ -130,6 +132,7 @@ class Endpoints:
         errors: tuple[int, ...] = (),
         media: tuple[str, ...] = (),
         database: bool = True,
+        idempotent: bool = False,
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.items.append(
@@ -148,6 +151,7 @@ class Endpoints:
                     errors,
                     media,
                     database,
+                    idempotent,
                 )
             )
             return handler

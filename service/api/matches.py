@@ -115,6 +115,7 @@ async def list_matches(call: Call) -> answers.MatchList:
     response=answers.Joined,
     status=201,
     errors=(400, 401, 409, 413, 415, 422, 429),
+    idempotent=True,
 )
 async def create_match(call: Call) -> answers.Joined:
     body: NewMatch = call.body
@@ -144,6 +145,7 @@ async def create_match(call: Call) -> answers.Joined:
     body=JoinMatch,
     response=answers.Joined,
     errors=(401, 404, 409, 422, 429),
+    idempotent=True,
 )
 async def join_match(call: Call) -> answers.Joined:
     body: JoinMatch = call.body
@@ -174,6 +176,7 @@ async def get_match(call: Call) -> answers.MatchState:
     body=NewAction,
     response=answers.ActionDone,
     errors=(400, 401, 403, 404, 409, 413, 415, 422, 429),
+    idempotent=True,
 )
 async def act(call: Call) -> answers.ActionDone:
     body: NewAction = call.body
@@ -196,6 +199,7 @@ async def act(call: Call) -> answers.ActionDone:
     ),
     response=answers.ActionDone,
     errors=(400, 401, 403, 404, 409, 422, 429),
+    idempotent=True,
 )
 async def resign(call: Call) -> answers.ActionDone:
     return await play.resign(

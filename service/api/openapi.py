@@ -6,7 +6,13 @@ from typing import Any
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
-from service.api.endpoints import OPS_HEADER, Endpoint, Endpoints
+from service.api.endpoints import (
+    IDEMPOTENCY_HEADER,
+    MAX_KEY_LENGTH,
+    OPS_HEADER,
+    Endpoint,
+    Endpoints,
+)
 
 _REF = "#/components/schemas/{model}"
 _STATUS_TEXT = {
@@ -48,6 +54,16 @@ def _parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
         for name in re.findall(r"{(\w+)}", endpoint.path)
     ]
+    if endpoint.idempotent:
+        params.append(
+            {
+                "name": IDEMPOTENCY_HEADER,
+                "in": "header",
+                "required": False,
+                "description": "the same key and request return the stored answer",
+                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+            }
+        )
     if endpoint.query is not None:
         schema = endpoint.query.model_json_schema(ref_template=_REF)
         required = set(schema.get("required", []))

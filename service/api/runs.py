@@ -67,6 +67,7 @@ def run_id(call: Call) -> UUID:
     response=runs.Run,
     status=201,
     errors=(400, 401, 429),
+    idempotent=True,
 )
 async def start_run(call: Call) -> runs.Run:
     return await runs.start(
@@ -109,6 +110,7 @@ async def _move(call: Call, name: str, move: runs.ShopMove) -> runs.Run:
     body=Buy,
     response=runs.Run,
     errors=SHOP_ERRORS,
+    idempotent=True,
 )
 async def buy(call: Call) -> runs.Run:
     body: Buy = call.body
@@ -122,6 +124,7 @@ async def buy(call: Call) -> runs.Run:
     body=Sell,
     response=runs.Run,
     errors=SHOP_ERRORS,
+    idempotent=True,
 )
 async def sell(call: Call) -> runs.Run:
     body: Sell = call.body
@@ -135,6 +138,7 @@ async def sell(call: Call) -> runs.Run:
     body=Reroll,
     response=runs.Run,
     errors=SHOP_ERRORS,
+    idempotent=True,
 )
 async def reroll(call: Call) -> runs.Run:
     return await _move(call, "reroll", shop.reroll)
@@ -148,6 +152,7 @@ async def reroll(call: Call) -> runs.Run:
     body=Freeze,
     response=runs.Run,
     errors=SHOP_ERRORS,
+    idempotent=True,
 )
 async def freeze(call: Call) -> runs.Run:
     body: Freeze = call.body
@@ -162,6 +167,7 @@ async def freeze(call: Call) -> runs.Run:
     body=Arrange,
     response=runs.Run,
     errors=SHOP_ERRORS,
+    idempotent=True,
 )
 async def arrange(call: Call) -> runs.Run:
     body: Arrange = call.body
@@ -179,6 +185,7 @@ async def arrange(call: Call) -> runs.Run:
     body=EndTurn,
     response=runs.TurnResult,
     errors=(400, *SHOP_ERRORS),
+    idempotent=True,
 )
 async def end_turn(call: Call) -> runs.TurnResult:
     body: EndTurn = call.body

@@ -109,3 +109,17 @@ def test_an_answer_that_drifts_from_its_schema_is_refused() -> None:
     answer.status = 418
     with pytest.raises(UndocumentedAnswer, match="not documented"):
         document.check("GET", "/v1/runs/0b1d", answer)
+
+
+async def test_every_write_that_takes_an_idempotency_key_documents_it(api: Api) -> None:
+    document = (await api.get("/v1/openapi.json")).body
+    keyed = {
+        (method, path)
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if any(p["name"] == "Idempotency-Key" for p in operation["parameters"])
+    }
+    runs = {f"/v1/runs/{{run_id}}/{m}" for m in ("buy", "sell", "reroll", "freeze", "arrange")}
+    matches = {f"/v1/matches/{{match_id}}/{m}" for m in ("join", "actions", "resign")}
+    expected = {("post", p) for p in {"/v1/runs", "/v1/matches", *runs, *matches}}
+    assert keyed == expected | {("post", "/v1/runs/{run_id}/end-turn")}
