@@ -60,6 +60,7 @@ class ListedMatch:
     status: str
     version: int
     seats: int
+    options: dict[str, Any]
     free_seats: int
     seat: int | None
     asked: bool
@@ -232,6 +233,7 @@ def _listed(row: asyncpg.Record) -> ListedMatch:
         row["status"],
         row["version"],
         row["seats"],
+        json.loads(row["options"]),
         row["free_seats"],
         row["seat"],
         row["asked"],
@@ -240,7 +242,8 @@ def _listed(row: asyncpg.Record) -> ListedMatch:
 
 
 _LISTED = """
-    SELECT m.match_id, m.game, m.ruleset, m.status, m.version, m.seats, m.created_at,
+    SELECT m.match_id, m.game, m.ruleset, m.status, m.version, m.seats, m.options::text,
+           m.created_at,
            (SELECT count(*) FROM match_seats f
              WHERE f.match_id = m.match_id AND f.player_id IS NULL AND NOT f.bot) AS free_seats,
            mine.seat, coalesce(m.status = 'active' AND mine.prompt IS NOT NULL, false) AS asked

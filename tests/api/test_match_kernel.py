@@ -329,7 +329,10 @@ async def test_my_matches_newest_first_say_whether_i_am_asked(api: Api) -> None:
     lobby = (await api.get("/v1/matches?limit=100", token=a)).body["matches"]
     assert waiting in [m["match_id"] for m in lobby]
     assert all(m["status"] == "waiting" for m in lobby)
-    assert next(m for m in lobby if m["match_id"] == waiting)["free_seats"] == 1
+    listed = next(m for m in lobby if m["match_id"] == waiting)
+    # A joiner sees what it would play under (a loyalty mode, a public deal) before joining.
+    assert listed["free_seats"] == 1 and listed["options"] == {"first_seat": 0}
+    assert (await read(api, a, waiting))["options"] == {"first_seat": 0}
 
 
 async def test_resigning_loses_the_match_and_every_later_action_is_409(api: Api) -> None:

@@ -62,6 +62,7 @@ class MatchState(TypedDict):
     game: str
     ruleset: str
     status: Annotated[str, Field(description="waiting, active, finished or expired")]
+    options: Annotated[dict[str, Any], Field(description="the match's options, resolved")]
     version: Annotated[int, Field(description="send it back with your next action")]
     seat: Annotated[int | None, Field(description="your seat; null for a spectator")]
     seats: list[SeatInfo]
@@ -92,6 +93,9 @@ class MatchSummary(TypedDict):
     status: str
     version: int
     seats: int
+    options: Annotated[
+        dict[str, Any], Field(description="the match's options: what a joiner plays under")
+    ]
     free_seats: int
     seat: Annotated[int | None, Field(description="your seat, if you hold one")]
     asked: Annotated[bool, Field(description="whether you are asked something now")]
@@ -155,6 +159,7 @@ def match_state(progress: Progress, player_id: UUID) -> MatchState:
         "game": row.game,
         "ruleset": row.ruleset,
         "status": row.status,
+        "options": row.options,
         "version": row.version,
         "seat": seat,
         "seats": seats_wire(progress.seats),
@@ -191,6 +196,7 @@ def summary(match: ListedMatch) -> MatchSummary:
         "status": match.status,
         "version": match.version,
         "seats": match.seats,
+        "options": match.options,
         "free_seats": match.free_seats,
         "seat": match.seat,
         "asked": match.asked,
