@@ -14,7 +14,7 @@ from typing import Any
 import asyncpg
 from typing_extensions import TypedDict
 
-from service.games.kernel.prompts import prompt_fingerprint
+from service.games.kernel.prompts import Prompt, prompt_fingerprint
 from service.games.kernel.protocol import RESIGN, Event, Game, event_for
 from service.games.kernel.rng import one_way_seed
 from service.games.registry import get_game
@@ -77,6 +77,9 @@ class Progress:
     actions: list[ActionRow] = field(default_factory=list)
     events: list[EventRow] = field(default_factory=list)
     restart_timer: bool = False
+    # What each seat is asked in the current state, computed once: the answer, the guards and
+    # the bots all read it, and a prompt may enumerate many moves.
+    _asked: list[Prompt | None] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, row: MatchRow, seats: list[SeatRow]) -> "Progress":
@@ -89,8 +92,17 @@ class Progress:
     def bots(self) -> set[int]:
         return {s.seat for s in self.seats if s.bot}
 
+    def _prompts(self) -> list[Prompt | None]:
+        if self._asked is None:
+            active = self.status == ACTIVE
+            self._asked = [
+                self.game.prompt(self.state, s.seat) if active else None for s in self.seats
+            ]
+        return self._asked
+
     def to_act(self) -> list[int]:
-        return self.game.to_act(self.state) if self.status == ACTIVE else []
+        """Seats asked something now (the kernel's `to_act`, from the prompts computed once)."""
+        return [s.seat for s, prompt in zip(self.seats, self._prompts(), strict=True) if prompt]
 
     def emit(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -103,6 +115,7 @@ class Progress:
             )
 
     def _count(self, seat: int, action: dict[str, Any], source: str) -> None:
+        self._asked = None
         self.version += 1
         self.restart_timer = True
         self.actions.append(ActionRow(self.version, seat, action, source))
@@ -111,6 +124,7 @@ class Progress:
         outcome = self.game.outcome(self.state)
         if outcome is not None:
             self.status = FINISHED
+            self._asked = None
             self.outcome = dict(outcome)
 
     def apply(self, seat: int, action: dict[str, Any], source: str) -> None:
@@ -132,11 +146,13 @@ class Progress:
         loadouts = [s.loadout for s in self.seats]
         self.state = self.game.setup(self.row.seed, self.row.seats, self.row.options, loadouts)
         self.status = ACTIVE
+        self._asked = None
         self.restart_timer = True
         self.emit([Event("match_started"), *self.game.setup_events(self.state)])
 
     def expire(self) -> None:
         self.status = EXPIRED
+        self._asked = None
         self.emit([Event("match_expired")])
 
     def run_bots(self) -> bool:
@@ -150,16 +166,13 @@ class Progress:
         return any(s in self.bots for s in self.to_act())
 
     def prompt_of(self, seat: int | None) -> dict[str, Any] | None:
-        if seat is None or self.status != ACTIVE:
-            return None
-        prompt = self.game.prompt(self.state, seat)
+        prompt = None if seat is None else self._prompts()[seat]
         return None if prompt is None else prompt.as_dict()
 
     def _changed_prompts(self) -> list[tuple[int, int, str | None]]:
         """(seat, guard, fingerprint) of each seat whose prompt is not what it was."""
         changed = []
-        for seat in self.seats:
-            prompt = self.game.prompt(self.state, seat.seat) if self.status == ACTIVE else None
+        for seat, prompt in zip(self.seats, self._prompts(), strict=True):
             fingerprint = None if prompt is None else prompt_fingerprint(prompt)
             if fingerprint != seat.prompt:
                 changed.append((seat.seat, self.version, fingerprint))
