@@ -39,6 +39,13 @@ def check_deck(
             raise LoadoutError("unknown_card", f"no card {card!r}", {"card": card})
         if card in banned:
             raise LoadoutError("banned_card", f"{card!r} is banned", {"card": card})
+    check_copies(cards, max_copies)
+    check_size(cards, size)
+    return list(cards)
+
+
+def check_copies(cards: list[str], max_copies: int) -> None:
+    """`too_many_copies`, naming the first card listed more than `max_copies` times."""
     for card, count in Counter(cards).items():
         if count > max_copies:
             raise LoadoutError(
@@ -46,10 +53,13 @@ def check_deck(
                 f"{count} copies of {card!r}; at most {max_copies}",
                 {"card": card, "copies": count, "max": max_copies},
             )
+
+
+def check_size(cards: list[str], size: int, rule: str = "deck_size", noun: str = "deck") -> None:
+    """`rule` (by default `deck_size`) unless the list has exactly `size` cards."""
     if len(cards) != size:
         raise LoadoutError(
-            "deck_size",
-            f"a deck has exactly {size} cards, not {len(cards)}",
+            rule,
+            f"a {noun} has exactly {size} cards, not {len(cards)}",
             {"size": len(cards), "expected": size},
         )
-    return list(cards)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games.kernel.hidden import Hidden, reveal
-from service.games.kernel.loadouts import LoadoutError
+from service.games.kernel.loadouts import LoadoutError, check_copies, check_size
 from service.games.kernel.prompts import Action, Prompt
 from service.games.kernel.protocol import Event, Game, IllegalAction, OptionSpec, Outcome
 from service.games.kernel.rng import MASK64, SplitMix64
@@ -173,19 +173,8 @@ def check_nave(nave: Any) -> list[str]:
             why = "neutral events are" if rule == "neutral_event_banned" else "it is"
             message = f"{card.name!r} is banned in duel mode: {why} banned in duel mode"
             raise LoadoutError(rule, message, {"card": card_id})
-    for card_id, count in Counter(nave).items():
-        if count > MAX_COPIES:
-            raise LoadoutError(
-                "too_many_copies",
-                f"{count} copies of {card_id!r}; at most {MAX_COPIES}",
-                {"card": card_id, "copies": count, "max": MAX_COPIES},
-            )
-    if len(nave) != NAVE_SIZE:
-        raise LoadoutError(
-            "nave_size",
-            f"a Nave has exactly {NAVE_SIZE} cards, not {len(nave)}",
-            {"size": len(nave), "expected": NAVE_SIZE},
-        )
+    check_copies(nave, MAX_COPIES)
+    check_size(nave, NAVE_SIZE, rule="nave_size", noun="Nave")
     families = Counter(card_of(card_id).family for card_id in nave)
     for family in ("event", "astrali", "object"):
         if families[family] != PER_KIND:
