@@ -53,6 +53,15 @@ def load(directory: Path = DIRECTORY) -> dict[str, Asset]:
 ASSETS = load()
 
 
+def asset_named(assets: dict[str, Asset], name: str, page: str, what: str) -> Asset:
+    """A page's file by name; 404 for an unknown one and for the page itself, which has one
+    address of its own so that its relative links and bookmarks agree."""
+    asset = assets.get(name)
+    if asset is None or name == page:
+        raise ApiError(404, "not_found", f"no such {what} file: {name}")
+    return asset
+
+
 def serve(request: web.Request, asset: Asset) -> web.Response:
     """The asset, or 304 when the browser's copy is current.
 
@@ -95,9 +104,4 @@ async def dashboard_page(call: Call) -> web.Response:
     database=False,
 )
 async def dashboard_asset(call: Call) -> web.Response:
-    name = call.path_param("asset")
-    asset = ASSETS.get(name)
-    # The page has one address, /ops, so that its relative links and bookmarks agree.
-    if asset is None or name == PAGE:
-        raise ApiError(404, "not_found", f"no such dashboard file: {name}")
-    return serve(call.request, asset)
+    return serve(call.request, asset_named(ASSETS, call.path_param("asset"), PAGE, "dashboard"))

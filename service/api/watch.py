@@ -10,7 +10,6 @@ from aiohttp import web
 
 from service.api import dashboard
 from service.api.endpoints import Call, Endpoints
-from service.api.errors import ApiError
 
 endpoints = Endpoints("watch")
 
@@ -71,8 +70,5 @@ async def watch_match_page(call: Call) -> web.Response:
     database=False,
 )
 async def watch_asset(call: Call) -> web.Response:
-    name = call.path_param("asset")
-    asset = ASSETS.get(name)
-    if asset is None or name == PAGE:
-        raise ApiError(404, "not_found", f"no such viewer file: {name}")
+    asset = dashboard.asset_named(ASSETS, call.path_param("asset"), PAGE, "viewer")
     return dashboard.serve(call.request, asset)
