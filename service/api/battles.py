@@ -1,7 +1,8 @@
 """Stored battles and their replays."""
 
+from functools import cache
 from typing import Annotated
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from pydantic import Field
 
@@ -57,16 +58,23 @@ def _picks(warband: Warband) -> list[tuple[str, int, int]]:
     return [(c.species, c.ability, c.level) for c in warband.cryptids]
 
 
+@cache
+def _quoted(name: str) -> str:
+    """A content id as a query value; ids are few, so each is quoted once per process."""
+    return quote_plus(name, safe=",")
+
+
 def watch_link(
     ruleset: str, seed: int, a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]
 ) -> str:
     """`/watch?ruleset=…&seed=…&a=species.ability.level,…&b=…`, as the viewer's page reads it."""
 
     def side(picks: list[tuple[str, int, int]]) -> str:
-        return ",".join(f"{species}.{ability}.{level}" for species, ability, level in picks)
+        return ",".join(
+            f"{_quoted(species)}.{ability}.{level}" for species, ability, level in picks
+        )
 
-    query = {"ruleset": ruleset, "seed": seed, "a": side(a), "b": side(b)}
-    return "/watch?" + urlencode(query, safe=",")
+    return f"/watch?ruleset={_quoted(ruleset)}&seed={seed}&a={side(a)}&b={side(b)}"
 
 
 @endpoints.route(

@@ -20,17 +20,26 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_CONTAINERS = (dict, list)
+
+
 def _depth_within(value: Any, limit: int) -> bool:
-    """Whether no container inside `value` is nested more than `limit` deep (no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return False
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return True
+    """Whether no container inside `value` is nested more than `limit` deep.
+
+    It walks one level of containers at a time and never visits a scalar, so a body costs
+    about as much as it has dicts and lists (no recursion, however deep the body).
+    """
+    level = [value] if type(value) in _CONTAINERS else []
+    for _ in range(limit):
+        if not level:
+            return True
+        level = [
+            child
+            for item in level
+            for child in (item.values() if type(item) is dict else item)
+            if type(child) in _CONTAINERS
+        ]
+    return not level
 
 
 def decode(content_type: str, raw: bytes) -> Any:

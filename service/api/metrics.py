@@ -25,8 +25,8 @@ async def record(request: web.Request, handler: Handler) -> web.StreamResponse:
     started = time.perf_counter()
     response = await handler(request)
     route = _route(request)
-    metrics.HTTP_REQUESTS.labels(route, request.method, str(response.status)).inc()
-    metrics.HTTP_SECONDS.labels(route).observe(time.perf_counter() - started)
+    metrics.child(metrics.HTTP_REQUESTS, route, request.method, str(response.status)).inc()
+    metrics.child(metrics.HTTP_SECONDS, route).observe(time.perf_counter() - started)
     return response
 
 

@@ -5,6 +5,8 @@ master before the workers start) and a scrape of any worker sums them all.
 """
 
 import os
+from functools import cache
+from typing import Any
 
 import asyncpg
 from prometheus_client import (
@@ -54,6 +56,13 @@ DB_POOL_WAITING = Gauge(
 DB_POOL_SIZE = Gauge(
     "db_pool_connections", "Database connections open", multiprocess_mode="livesum"
 )
+
+
+@cache
+def child(metric: Counter | Histogram, *labels: str) -> Any:
+    """`metric.labels(*labels)`, looked up once per process: `labels` builds and checks the
+    label tuple under a lock on every call, and the hot paths count every request."""
+    return metric.labels(*labels)
 
 
 def process_metrics_text() -> bytes:

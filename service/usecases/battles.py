@@ -72,8 +72,8 @@ def simulate_battle(
         result = simulate(ruleset, seed, a, b, record=include_replay)
     except WarbandError as exc:
         raise invalid_field(exc.field, exc.message) from exc
-    metrics.BATTLE_SECONDS.labels("simulate").observe(time.perf_counter() - started)
-    metrics.BATTLES.labels("simulate").inc()
+    metrics.child(metrics.BATTLE_SECONDS, "simulate").observe(time.perf_counter() - started)
+    metrics.child(metrics.BATTLES, "simulate").inc()
     return result_to_wire(result, include_replay)
 
 

@@ -1,9 +1,12 @@
 import json
+from typing import Any
 
 import msgpack
 import pytest
 
+from service.api import codec
 from service.api.codec import prefers_msgpack
+from service.api.errors import ApiError
 from tests.http import Api
 
 
@@ -101,3 +104,29 @@ async def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
 )
 def test_accept_negotiation(accept: str | None, expected: bool) -> None:
     assert prefers_msgpack(accept) is expected
+
+
+def _within(depth: int, container: str) -> Any:
+    """A body whose innermost container is `depth` deep, beside scalars at every level."""
+    body: Any = {"leaf": 1} if container == "dict" else [1]
+    for level in range(depth - 1):
+        body = {"n": level, "inner": body} if container == "dict" else [level, "x", body]
+    return body
+
+
+@pytest.mark.parametrize("container", ["dict", "list"])
+def test_depth_limit_admits_max_depth_and_refuses_one_more(container: str) -> None:
+    raw = json.dumps(_within(codec.MAX_DEPTH, container)).encode()
+    assert codec.decode(codec.JSON, raw) == _within(codec.MAX_DEPTH, container)
+    deeper = msgpack.packb(_within(codec.MAX_DEPTH + 1, container))
+    with pytest.raises(ApiError) as refused:
+        codec.decode(codec.MSGPACK, deeper)
+    assert refused.value.code == "malformed_body"
+    assert refused.value.details == {"max_depth": codec.MAX_DEPTH}
+
+
+def test_depth_counts_the_deepest_branch_not_the_first() -> None:
+    body = {"a": [1, 2], "b": [{"c": _within(codec.MAX_DEPTH - 1, "list")}]}
+    with pytest.raises(ApiError):
+        codec.decode(codec.JSON, json.dumps(body).encode())
+    assert codec.decode(codec.JSON, json.dumps({"a": [], "b": body["a"]}).encode())

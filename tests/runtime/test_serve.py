@@ -86,7 +86,7 @@ def test_serve_uses_the_embedded_database_keeps_its_data_and_stops_it(
     assert first.returncode == 0, log
     assert polled["status"] == "waiting" and polled["events"] == []
     assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "embedded database left running"
-    assert '"event": "embedded_database_stopped"' in log
+    assert '"event":"embedded_database_stopped"' in log
 
     second = _start(repo_root, tmp_path, port)
     try:
