@@ -69,6 +69,27 @@ async def transaction(
             log.warning("release_after_commit_failed", error=type(exc).__name__)
 
 
+async def one_statement(conn: asyncpg.Connection, sql: str, *args: object) -> object:
+    """The first value of a writing statement run as its own transaction.
+
+    Outside a transaction the statement's commit is part of it, so a connection lost while it
+    runs leaves the outcome unknown, as a lost COMMIT does (`CommitUnknown`).
+    """
+    committing = not conn.is_in_transaction()
+    try:
+        return await conn.fetchval(sql, *args)
+    except Exception as exc:
+        if committing and is_unavailable(exc):
+            raise CommitUnknown(str(exc) or type(exc).__name__) from exc
+        raise
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Nothing to reset when a connection goes back to the pool: no query leaves session state
+    behind (LISTEN has a connection of its own), and asyncpg still rolls back an open
+    transaction. Its default reset would cost a round trip on every release."""
+
+
 async def create_pool(
     url: str, min_size: int, max_size: int, timeout_s: float, statement_cache_size: int = 100
 ) -> asyncpg.Pool:
@@ -81,6 +102,7 @@ async def create_pool(
         statement_cache_size=statement_cache_size,
         # Broken connections are replaced when the server comes back.
         max_inactive_connection_lifetime=60.0,
+        reset=_keep_session,
     )
 
 

@@ -8,10 +8,23 @@ from uuid import UUID
 
 import asyncpg
 
-_COLUMNS = (
-    "run_id, player_id, ruleset, seed, status, lives, wins, shop, rating_at_start,"
-    " rating_change, created_at, version"
+from service.store.idempotency import Kept, KeyRow, keep_answer, write_keeping
+
+_NAMES = (
+    "run_id",
+    "player_id",
+    "ruleset",
+    "seed",
+    "status",
+    "lives",
+    "wins",
+    "shop",
+    "rating_at_start",
+    "rating_change",
+    "created_at",
+    "version",
 )
+_COLUMNS = ", ".join(_NAMES)
 
 
 @dataclass(frozen=True)
@@ -94,35 +107,79 @@ async def list_for(conn: asyncpg.Pool, player_id: UUID, limit: int) -> list[RunR
     return [_row(row) for row in rows]
 
 
-async def save_shop(conn: asyncpg.Connection, run_id: UUID, shop: dict[str, Any]) -> None:
-    await conn.execute(
-        "UPDATE runs SET shop = $2, updated_at = now(), version = version + 1 WHERE run_id = $1",
-        run_id,
-        json.dumps(shop),
-    )
+@dataclass(frozen=True)
+class ForWrite:
+    """What a write of a run reads in one round trip before it computes its change."""
+
+    run: RunRow
+    # The row of the request's Idempotency-Key, when it has one and the key is stored.
+    kept: KeyRow | None
+    # For an end-turn: the ghosts' players the run has fought, and the ids its battle and its
+    # snapshot will take (taken now, so that the answer stored with the key can name them).
+    met: list[UUID]
+    battle_id: int
+    snapshot_id: int
 
 
-async def save_after_battle(
+_TURN_EXTRAS = """,
+       ARRAY(SELECT b.ghost_player_id FROM battles b
+              WHERE b.run_id = r.run_id AND b.ghost_player_id IS NOT NULL) AS met,
+       nextval(pg_get_serial_sequence('battles', 'battle_id')) AS battle_id,
+       nextval(pg_get_serial_sequence('snapshots', 'snapshot_id')) AS snapshot_id"""
+
+
+async def for_write(
     conn: asyncpg.Connection,
     run_id: UUID,
+    player_id: UUID,
+    key: str | None,
     *,
-    status: str,
-    lives: int,
-    wins: int,
-    shop: dict[str, Any],
-    rating_change: float,
-) -> None:
-    await conn.execute(
-        """
-        UPDATE runs SET status = $2, lives = $3, wins = $4, shop = $5, rating_change = $6,
-               updated_at = now(), version = version + 1,
-               ended_at = CASE WHEN $2 = 'shopping' THEN NULL ELSE now() END
-        WHERE run_id = $1
-        """,
+    lock: bool,
+    turn: bool,
+) -> ForWrite | None:
+    """The player's run and its key's row; with `lock`, the run stays locked until the
+    transaction ends; with `turn`, what an end-turn needs besides."""
+    row = await conn.fetchrow(
+        "SELECT "
+        + ", ".join(f"r.{name}" for name in _NAMES)
+        + ", k.request_hash, k.response"
+        + (_TURN_EXTRAS if turn else "")
+        + """
+          FROM runs r LEFT JOIN idempotency_keys k ON k.player_id = r.player_id AND k.key = $3
+         WHERE r.run_id = $1 AND r.player_id = $2"""
+        + (" FOR UPDATE OF r" if lock else ""),
         run_id,
-        status,
-        lives,
-        wins,
-        json.dumps(shop),
-        rating_change,
+        player_id,
+        key,
     )
+    if row is None:
+        return None
+    kept = (
+        None if row["request_hash"] is None else KeyRow(bytes(row["request_hash"]), row["response"])
+    )
+    return ForWrite(
+        _row(row),
+        kept,
+        list(row["met"]) if turn else [],
+        row["battle_id"] if turn else 0,
+        row["snapshot_id"] if turn else 0,
+    )
+
+
+async def save_shop(
+    conn: asyncpg.Connection, run_id: UUID, version: int, shop: dict[str, Any], kept: Kept | None
+) -> bool:
+    """Store the shop if the run is still at `version`, and the key's answer with it; False
+    when the run moved on since it was read (nothing is written then)."""
+    moved = await write_keeping(conn, kept, _SAVE_SHOP, run_id, version, json.dumps(shop))
+    return bool(moved)
+
+
+_SAVE_SHOP = f"""
+WITH moved AS (
+    UPDATE runs SET shop = $3::jsonb, updated_at = now(), version = version + 1
+     WHERE run_id = $1 AND version = $2
+    RETURNING player_id),
+kept AS ({keep_answer(4)})
+SELECT count(*) FROM moved
+"""

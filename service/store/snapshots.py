@@ -13,6 +13,11 @@ class Candidate:
     snapshot_id: int
     player_id: UUID
     rating: int
+    warband_json: str  # parsed only for the one chosen
+
+    def warband(self) -> list[list[Any]]:
+        found: list[list[Any]] = json.loads(self.warband_json)
+        return found
 
 
 @dataclass(frozen=True)
@@ -29,50 +34,31 @@ class SnapshotRow:
     is_bot: bool
 
 
-async def insert(
-    conn: asyncpg.Connection,
-    *,
-    run_id: UUID | None,
-    player_id: UUID | None,
-    round_: int,
-    ruleset: str,
-    rating: int,
-    wins: int,
-    lives: int,
-    warband: list[list[Any]],
-    is_bot: bool,
-) -> int:
-    snapshot_id: int = await conn.fetchval(
-        """
-        INSERT INTO snapshots
-            (run_id, player_id, round, ruleset, rating, wins, lives, warband, is_bot)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING snapshot_id
-        """,
-        run_id,
-        player_id,
-        round_,
-        ruleset,
-        rating,
-        wins,
-        lives,
-        json.dumps(warband),
-        is_bot,
+async def next_id(conn: asyncpg.Connection) -> int:
+    """An id for a snapshot that a write will store under it (OVERRIDING SYSTEM VALUE)."""
+    found: int = await conn.fetchval(
+        "SELECT nextval(pg_get_serial_sequence('snapshots', 'snapshot_id'))"
     )
-    return snapshot_id
+    return found
 
 
 # Two range scans of snapshots_pairing_idx, one upward and one downward from the rating, each
-# stopping after `limit` eligible rows: cost grows with `limit`, not with the pool.
+# stopping after `limit` eligible rows: cost grows with `limit`, not with the pool. The scans
+# read the index alone; only the candidates found fetch their warbands from the table.
 _NEAREST = """
-(SELECT snapshot_id, player_id, rating FROM snapshots
-  WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating >= $3
-    AND created_at > now() - make_interval(secs => $5) AND player_id <> ALL($4::uuid[])
-  ORDER BY rating, snapshot_id LIMIT $6)
-UNION ALL
-(SELECT snapshot_id, player_id, rating FROM snapshots
-  WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating < $3
-    AND created_at > now() - make_interval(secs => $5) AND player_id <> ALL($4::uuid[])
-  ORDER BY rating DESC, snapshot_id DESC LIMIT $6)
+SELECT c.snapshot_id, c.player_id, c.rating, s.warband::text AS warband
+  FROM ((SELECT snapshot_id, player_id, rating FROM snapshots
+          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating >= $3
+            AND created_at > now() - make_interval(secs => $5)
+            AND player_id <> ALL($4::uuid[])
+          ORDER BY rating, snapshot_id LIMIT $6)
+        UNION ALL
+        (SELECT snapshot_id, player_id, rating FROM snapshots
+          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating < $3
+            AND created_at > now() - make_interval(secs => $5)
+            AND player_id <> ALL($4::uuid[])
+          ORDER BY rating DESC, snapshot_id DESC LIMIT $6)) c
+  JOIN snapshots s USING (snapshot_id)
 """
 
 
@@ -88,7 +74,7 @@ async def nearest(
 ) -> list[Candidate]:
     """Up to `limit` fresh snapshots on each side of `rating`, nearest first overall."""
     rows = await conn.fetch(_NEAREST, ruleset, round_, rating, exclude_players, ttl_seconds, limit)
-    found = [Candidate(r["snapshot_id"], r["player_id"], r["rating"]) for r in rows]
+    found = [Candidate(r["snapshot_id"], r["player_id"], r["rating"], r["warband"]) for r in rows]
     return sorted(found, key=lambda c: (abs(c.rating - rating), c.snapshot_id))
 
 

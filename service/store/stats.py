@@ -1,4 +1,6 @@
-"""Hourly roll-ups of matchmaking: snapshots entering the pool, pairings by rung and round."""
+"""Hourly roll-ups of matchmaking: snapshots entering the pool, pairings by rung and round.
+
+They are counted by the end-turn's own statement (store/turns.py) and read here."""
 
 import bisect
 from dataclasses import dataclass
@@ -17,47 +19,11 @@ def bucket(bounds: tuple[float, ...], value: float) -> int:
     return bisect.bisect_left(bounds, value) + 1
 
 
-def _one_hot(size: int, index: int) -> list[int]:
+def one_hot(size: int, index: int) -> list[int]:
+    """Counts of `size` buckets with one in bucket `index` (1-based): a roll-up's increment."""
     counts = [0] * size
     counts[index - 1] = 1
     return counts
-
-
-async def count_snapshot(conn: asyncpg.Connection, ruleset: str, round_: int, shard: int) -> None:
-    await conn.execute(
-        """
-        INSERT INTO pool_counts (ruleset, round, hour, shard, snapshots)
-        VALUES ($1, $2, date_trunc('hour', now()), $3, 1)
-        ON CONFLICT (ruleset, round, hour, shard)
-        DO UPDATE SET snapshots = pool_counts.snapshots + 1
-        """,
-        ruleset,
-        round_,
-        shard % SHARDS,
-    )
-
-
-async def count_pairing(
-    conn: asyncpg.Connection, round_: int, rung: str, shard: int, gap: int, ms: float
-) -> None:
-    gap_index, ms_index = bucket(GAP_BOUNDS, gap), bucket(MS_BOUNDS, ms)
-    await conn.execute(
-        """
-        INSERT INTO pairing_stats (hour, round, rung, shard, pairings, gap_buckets, ms_buckets)
-        VALUES (date_trunc('hour', now()), $1, $2, $3, 1, $4, $5)
-        ON CONFLICT (hour, round, rung, shard) DO UPDATE SET
-            pairings = pairing_stats.pairings + 1,
-            gap_buckets[$6] = pairing_stats.gap_buckets[$6] + 1,
-            ms_buckets[$7] = pairing_stats.ms_buckets[$7] + 1
-        """,
-        round_,
-        rung,
-        shard % SHARDS,
-        _one_hot(len(GAP_BOUNDS) + 1, gap_index),
-        _one_hot(len(MS_BOUNDS) + 1, ms_index),
-        gap_index,
-        ms_index,
-    )
 
 
 @dataclass(frozen=True)

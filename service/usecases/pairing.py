@@ -8,6 +8,7 @@ seed, round), so a replayed decision is the same.
 """
 
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 import asyncpg
@@ -39,6 +40,7 @@ class Ghost:
     rating: int
     round: int
     rung: str
+    warband: list[list[Any]]
 
 
 def _pick(
@@ -81,5 +83,12 @@ async def find_ghost(
             chosen, band = _pick(candidates, rating, rules.bands, rng)
             if rung is None:
                 rung = f"same_round_{band if band is not None else 'any'}"
-            return Ghost(chosen.snapshot_id, chosen.player_id, chosen.rating, search_round, rung)
+            return Ghost(
+                chosen.snapshot_id,
+                chosen.player_id,
+                chosen.rating,
+                search_round,
+                rung,
+                chosen.warband(),
+            )
     return None

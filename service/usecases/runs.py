@@ -23,12 +23,13 @@ from service.games.cryptids.engine import BattleResult, simulate
 from service.games.cryptids.shop import Shop, ShopError
 from service.games.kernel.rng import MASK64
 from service.runtime import metrics
-from service.store import battles, players, runs, snapshots, stats
+from service.store import battles, runs, snapshots, turns
 from service.store.battles import BattleRow
 from service.store.database import transaction
 from service.store.runs import RunRow
 from service.usecases import idempotency, pairing
 from service.usecases.errors import Conflict, Illegal, NotFound, invalid_field
+from service.usecases.writes import checked_write
 
 ShopMove = Callable[[Ruleset, Shop], Shop]
 
@@ -194,11 +195,21 @@ async def list_own(pool: asyncpg.Pool, player_id: UUID, limit: int) -> RunList:
     return {"runs": [_run_answer(row) for row in await runs.list_for(pool, player_id, limit)]}
 
 
-async def _locked(conn: asyncpg.Connection, player_id: UUID, run_id: UUID) -> RunRow:
-    row = await runs.get(conn, run_id, player_id, lock=True)
-    if row is None:
+async def _for_write(
+    conn: asyncpg.Connection,
+    player_id: UUID,
+    run_id: UUID,
+    claim: idempotency.Claim | None,
+    *,
+    lock: bool,
+    turn: bool = False,
+) -> runs.ForWrite:
+    found = await runs.for_write(
+        conn, run_id, player_id, None if claim is None else claim.key, lock=lock, turn=turn
+    )
+    if found is None:
         raise NotFound(f"no run {run_id}")
-    return row
+    return found
 
 
 def _refuse_finished(run: RunRow) -> None:
@@ -235,19 +246,25 @@ class Retry:
 async def shop_move(
     pool: asyncpg.Pool, player_id: UUID, run_id: UUID, name: str, move: ShopMove, retry: Retry
 ) -> Run:
-    """Apply one shop move under the run's lock; an illegal or stale move changes nothing."""
-    async with transaction(pool) as conn:
+    """Apply one shop move to the run as it is; an illegal or stale move changes nothing."""
+    claim = idempotency.claim(retry.key, f"{name}:{run_id}", retry.request)
 
-        async def write() -> Run:
-            run = await _locked(conn, player_id, run_id)
-            _refuse_finished(run)
-            _refuse_stale(run, retry.version)
-            shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
-            await runs.save_shop(conn, run_id, shop)
-            return _run_answer(dataclasses.replace(run, shop=shop, version=run.version + 1))
+    async def attempt(conn: asyncpg.Connection, lock: bool) -> Run | None:
+        found = await _for_write(conn, player_id, run_id, claim, lock=lock)
+        kept: Run | None = idempotency.stored(claim, found.kept)
+        if kept is not None:
+            return kept
+        run = found.run
+        _refuse_finished(run)
+        _refuse_stale(run, retry.version)
+        shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
+        answer = _run_answer(dataclasses.replace(run, shop=shop, version=run.version + 1))
+        saved = await runs.save_shop(
+            conn, run_id, run.version, shop, idempotency.keep(claim, answer)
+        )
+        return answer if saved else None
 
-        scope = f"{name}:{run_id}"
-        return await idempotency.once(conn, player_id, retry.key, scope, retry.request, write)
+    return await checked_write(pool, attempt, "the run")
 
 
 async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, version: int) -> TurnResult:
@@ -280,7 +297,8 @@ async def end_turn(
     """Snapshot the warband, pair it, fight, and move the run on; retries get the same battle.
 
     The caller says which turn it ends (`round`, the run's `version`, or an Idempotency-Key),
-    so that a repeated request can never play the next round.
+    so that a repeated request can never play the next round. The turn is read, computed, and
+    written by one statement that applies only if the run has not moved meanwhile.
     """
     if round_ is None and retry.version is None and retry.key is None:
         raise invalid_field(
@@ -288,81 +306,61 @@ async def end_turn(
             "say which turn this ends: send round (or version, or an Idempotency-Key),"
             " so that a retry cannot play the next round",
         )
-    async with transaction(pool) as conn:
+    claim = idempotency.claim(retry.key, f"end-turn:{run_id}", retry.request)
 
-        async def write() -> TurnResult:
-            run = await _locked(conn, player_id, run_id)
-            shop = Shop.from_dict(run.shop)
-            if round_ is None or round_ == shop.round:
-                _refuse_finished(run)
-                _refuse_stale(run, retry.version)
-                return await _fight(conn, run, shop, order, abilities, policy)
-            earlier = await battles.of_round(conn, run_id, round_) if round_ < shop.round else None
-            if earlier is None:
-                raise Illegal(
-                    f"round {round_} is not this run's current round ({shop.round})",
-                    code="wrong_round",
-                )
-            return await _answer_of(conn, earlier, run.version)
+    async def attempt(conn: asyncpg.Connection, lock: bool) -> TurnResult | None:
+        found = await _for_write(conn, player_id, run_id, claim, lock=lock, turn=True)
+        kept: TurnResult | None = idempotency.stored(claim, found.kept)
+        if kept is not None:
+            return kept
+        run = found.run
+        shop = Shop.from_dict(run.shop)
+        if round_ is None or round_ == shop.round:
+            _refuse_finished(run)
+            _refuse_stale(run, retry.version)
+            return await _fight(conn, found, shop, order, abilities, policy, claim)
+        earlier = await battles.of_round(conn, run_id, round_) if round_ < shop.round else None
+        if earlier is None:
+            raise Illegal(
+                f"round {round_} is not this run's current round ({shop.round})",
+                code="wrong_round",
+            )
+        return await _answer_of(conn, earlier, run.version)
 
-        scope = f"end-turn:{run_id}"
-        return await idempotency.once(conn, player_id, retry.key, scope, retry.request, write)
+    return await checked_write(pool, attempt, "the run")
 
 
 def _warband(members: Sequence[shops.Member]) -> list[list[Any]]:
     return [[m.species, m.ability, m.level] for m in members]
 
 
-async def _store_snapshot(conn: asyncpg.Connection, run: RunRow, shop: Shop) -> int:
-    """The player's warband, frozen for this round; it enters the pairing pool."""
-    await stats.count_snapshot(conn, run.ruleset, shop.round, run.run_id.int)
-    return await snapshots.insert(
-        conn,
-        run_id=run.run_id,
-        player_id=run.player_id,
-        round_=shop.round,
-        ruleset=run.ruleset,
-        rating=run.rating_at_start,
-        wins=run.wins,
-        lives=run.lives,
-        warband=_warband(shop.warband),
-        is_bot=False,
-    )
-
-
-async def _ladder(
-    conn: asyncpg.Connection, run: RunRow, ruleset: Ruleset, round_: int, policy: PairingPolicy
+async def _ghost(
+    conn: asyncpg.Connection,
+    found: runs.ForWrite,
+    ruleset: Ruleset,
+    round_: int,
+    policy: PairingPolicy,
 ) -> Ghost:
-    """A player's ghost from the pairing ladder, or else a bot stored as a snapshot."""
-    found = await pairing.find_ghost(
+    """A player's ghost from the pairing ladder, or else a bot, stored as a snapshot with the
+    turn."""
+    run = found.run
+    ghost = await pairing.find_ghost(
         conn,
         run_seed=run.seed,
         ruleset=run.ruleset,
         rules=ruleset.pairing,
         round_=round_,
         rating=run.rating_at_start,
-        exclude_players=[run.player_id, *await battles.opponents_met(conn, run.run_id)],
+        exclude_players=[run.player_id, *found.met],
         ttl_seconds=policy.snapshot_ttl_seconds,
     )
-    if found is not None:
-        warband = (await snapshots.get(conn, found.snapshot_id)).warband
+    if ghost is not None:
         return Ghost(
-            found.snapshot_id, found.player_id, found.rating, found.round, found.rung, warband
+            ghost.snapshot_id, ghost.player_id, ghost.rating, ghost.round, ghost.rung, ghost.warband
         )
     warband = _warband(shops.bot_warband(ruleset, run.seed, round_))
     # A bot is rated like the player, so the rating gap reads 0.
-    snapshot_id = await snapshots.insert(
-        conn,
-        run_id=None,
-        player_id=None,
-        round_=round_,
-        ruleset=run.ruleset,
-        rating=run.rating_at_start,
-        wins=0,
-        lives=0,
-        warband=warband,
-        is_bot=True,
-    )
+    snapshot_id = await snapshots.next_id(conn)
     return Ghost(snapshot_id, None, run.rating_at_start, round_, pairing.RUNG_BOT, warband)
 
 
@@ -374,73 +372,79 @@ class Pairing:
 
 
 async def _pair(
-    conn: asyncpg.Connection, run: RunRow, ruleset: Ruleset, round_: int, policy: PairingPolicy
+    conn: asyncpg.Connection,
+    found: runs.ForWrite,
+    ruleset: Ruleset,
+    round_: int,
+    policy: PairingPolicy,
 ) -> Pairing:
-    """The ghost, with the figures of how it was found counted for the ops report."""
+    """The ghost, with the figures of how it was found (counted for the ops report)."""
     started = time.perf_counter()
-    ghost = await _ladder(conn, run, ruleset, round_, policy)
+    ghost = await _ghost(conn, found, ruleset, round_, policy)
     ms = (time.perf_counter() - started) * 1000
-    gap = abs(ghost.rating - run.rating_at_start)
-    await stats.count_pairing(conn, round_, ghost.rung, run.run_id.int, gap, ms)
-    metrics.PAIRINGS.labels(ghost.rung).inc()
-    metrics.PAIRING_GAP.observe(gap)
-    metrics.PAIRING_SECONDS.observe(ms / 1000)
-    return Pairing(ghost, gap, ms)
+    return Pairing(ghost, abs(ghost.rating - found.run.rating_at_start), ms)
 
 
 def _battle(ruleset: Ruleset, seed: int, warband: list[list[Any]], ghost: Ghost) -> BattleResult:
     started = time.perf_counter()
     result = simulate(ruleset, seed, warband, ghost.warband, record=False)
-    metrics.BATTLE_SECONDS.labels("end_turn").observe(time.perf_counter() - started)
-    metrics.BATTLES.labels("end_turn").inc()
+    metrics.child(metrics.BATTLE_SECONDS, "end_turn").observe(time.perf_counter() - started)
+    metrics.child(metrics.BATTLES, "end_turn").inc()
     return result
+
+
+def _count(paired: Pairing) -> None:
+    metrics.child(metrics.PAIRINGS, paired.ghost.rung).inc()
+    metrics.PAIRING_GAP.observe(paired.gap)
+    metrics.PAIRING_SECONDS.observe(paired.ms / 1000)
 
 
 async def _fight(
     conn: asyncpg.Connection,
-    run: RunRow,
+    found: runs.ForWrite,
     shop: Shop,
     order: list[int] | None,
     abilities: list[int] | None,
     policy: PairingPolicy,
-) -> TurnResult:
+    claim: idempotency.Claim | None,
+) -> TurnResult | None:
+    run = found.run
     ruleset = load_ruleset(run.ruleset)
     shop = _apply(lambda _, s: shops.arrange(s, order, abilities), ruleset, shop)
     if not shop.warband:
         raise Illegal("the warband is empty: buy a cryptid first", code="empty_warband")
     round_ = shop.round
-    snapshot_id = await _store_snapshot(conn, run, shop)
-    paired = await _pair(conn, run, ruleset, round_, policy)
+    paired = await _pair(conn, found, ruleset, round_, policy)
     ghost = paired.ghost
 
     seed = rules.battle_seed(run.seed, round_)
-    result = _battle(ruleset, seed, _warband(shop.warband), ghost)
+    warband = _warband(shop.warband)
+    result = _battle(ruleset, seed, warband, ghost)
     winner = rules.WINNERS[result.winner]
     change = rules.rating_change(
         ruleset.run, run.rating_at_start, ghost.rating, winner, ghost.is_bot
     )
     before = rules.Standing(run.lives, run.wins, run.status, run.rating_change)
     after = rules.after_battle(ruleset.run, before, winner, change)
-
-    await runs.save_after_battle(
-        conn,
-        run.run_id,
+    answer = _turn_answer(found.battle_id, run.version + 1, round_, ghost, winner, after)
+    turn = turns.Turn(
+        run_id=run.run_id,
+        version=run.version,
+        round=round_,
         status=after.status,
         lives=after.lives,
         wins=after.wins,
         shop=shops.next_round(ruleset, shop).to_dict(),
-        rating_change=after.pending,
-    )
-    if after.over:
-        await players.add_rating(conn, run.player_id, round(after.pending))
-    battle_id = await battles.insert(
-        conn,
-        run_id=run.run_id,
-        round_=round_,
-        player_snapshot_id=snapshot_id,
+        rating_pending=after.pending,
+        rating_settled=round(after.pending) if after.over else None,
+        snapshot_id=found.snapshot_id,
+        lives_before=run.lives,
+        wins_before=run.wins,
+        warband=warband,
         ghost_snapshot_id=ghost.snapshot_id,
         ghost_player_id=ghost.player_id,
-        ruleset=run.ruleset,
+        bot_warband=ghost.warband if ghost.is_bot else None,
+        battle_id=found.battle_id,
         seed=seed,
         pairing=ghost.rung,
         rating_gap=paired.gap,
@@ -450,9 +454,9 @@ async def _fight(
         health_player=result.health_a,
         health_ghost=result.health_b,
         rating_change=change,
-        lives_after=after.lives,
-        wins_after=after.wins,
-        status_after=after.status,
-        rating_pending=after.pending,
+        shard=run.run_id.int,
     )
-    return _turn_answer(battle_id, run.version + 1, round_, ghost, winner, after)
+    if not await turns.save(conn, turn, idempotency.keep(claim, answer)):
+        return None
+    _count(paired)
+    return answer
