@@ -13,6 +13,8 @@ from uuid import UUID
 
 import asyncpg
 
+from service.store.idempotency import Kept, KeyRow, keep_answer, write_keeping
+
 Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
 
 CHANNEL = "match_events"
@@ -215,16 +217,6 @@ async def leave_seat(conn: asyncpg.Connection, match_id: UUID, seat: int) -> Non
     )
 
 
-async def save_prompts(
-    conn: asyncpg.Connection, match_id: UUID, prompts: Sequence[tuple[int, int, str | None]]
-) -> None:
-    """Each (seat, guard, prompt fingerprint) whose prompt changed."""
-    await conn.executemany(
-        "UPDATE match_seats SET guard = $3, prompt = $4 WHERE match_id = $1 AND seat = $2",
-        [(match_id, seat, guard, prompt) for seat, guard, prompt in prompts],
-    )
-
-
 def _listed(row: asyncpg.Record) -> ListedMatch:
     return ListedMatch(
         row["match_id"],
@@ -283,41 +275,141 @@ async def list_waiting(conn: Conn, player_id: UUID, limit: int) -> list[ListedMa
     return [_listed(r) for r in rows]
 
 
-async def update(
+@dataclass(frozen=True)
+class ForWrite:
+    """What a write of a match reads in one round trip: the row, its seats, and the row of the
+    request's Idempotency-Key when it has one and the key is stored."""
+
+    row: MatchRow
+    seats: list[SeatRow]
+    kept: KeyRow | None
+
+
+_FOR_WRITE = (
+    "SELECT "
+    + ", ".join(f"m.{column.strip()}" for column in _MATCH_COLUMNS.split(","))
+    + """, k.request_hash, k.response,
+       (SELECT json_agg(json_build_array(s.seat, s.player_id, s.bot, s.loadout, s.guard, s.prompt)
+                        ORDER BY s.seat)
+          FROM match_seats s WHERE s.match_id = m.match_id)::text AS seat_rows
+  FROM matches m LEFT JOIN idempotency_keys k ON k.player_id = $2 AND k.key = $3
+ WHERE m.match_id = $1"""
+)
+
+
+async def for_write(
+    conn: asyncpg.Connection, match_id: UUID, player_id: UUID, key: str | None, *, lock: bool
+) -> ForWrite | None:
+    """The match, its seats and the key's row; with `lock`, the match stays locked until the
+    transaction ends."""
+    row = await conn.fetchrow(
+        _FOR_WRITE + (" FOR UPDATE OF m" if lock else ""), match_id, player_id, key
+    )
+    if row is None:
+        return None
+    seats = [
+        SeatRow(seat, None if player is None else UUID(player), bot, loadout, guard, prompt)
+        for seat, player, bot, loadout, guard, prompt in json.loads(row["seat_rows"])
+    ]
+    hashed = row["request_hash"]
+    kept = None if hashed is None else KeyRow(bytes(hashed), row["response"])
+    return ForWrite(_match(row), seats, kept)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What one write did to a match, stored together by `save`."""
+
+    status: str
+    version: int
+    last_seq: int
+    state: dict[str, Any]
+    outcome: dict[str, Any] | None
+    due_in_seconds: float | None
+    reset_due: bool
+    prompts: Sequence[tuple[int, int, str | None]]  # (seat, guard, fingerprint) that changed
+    actions: Sequence[ActionRow]
+    events: Sequence[EventRow]
+
+
+_SAVE = f"""
+WITH moved AS (
+    UPDATE matches SET
+        status = $3, version = $4, last_seq = $5, state = $6::jsonb, outcome = $7::jsonb,
+        due_at = CASE
+            WHEN $3 NOT IN ('waiting', 'active') THEN NULL
+            WHEN NOT $9 THEN due_at
+            WHEN $8::float8 IS NULL THEN NULL
+            ELSE now() + make_interval(secs => $8::float8)
+        END,
+        finished_at = CASE WHEN $3 IN ('finished', 'expired') THEN now() ELSE finished_at END
+     WHERE match_id = $1 AND version = $2
+    RETURNING match_id, $10::uuid AS player_id),
+prompted AS (
+    UPDATE match_seats s SET guard = p.guard, prompt = p.prompt
+      FROM moved, unnest($11::int[], $12::int[], $13::text[]) AS p (seat, guard, prompt)
+     WHERE s.match_id = moved.match_id AND s.seat = p.seat),
+acted AS (
+    INSERT INTO match_actions (match_id, version, seat, action, source)
+    SELECT moved.match_id, a.version, a.seat, a.action, a.source
+      FROM moved, unnest($14::int[], $15::int[], $16::jsonb[], $17::text[])
+               AS a (version, seat, action, source)),
+told AS (
+    INSERT INTO match_events (match_id, seq, version, kind, data, visible_to)
+    SELECT moved.match_id, e.seq, e.version, e.kind, e.data, e.visible_to::int[]
+      FROM moved, unnest($18::bigint[], $19::int[], $20::text[], $21::jsonb[], $22::text[])
+               AS e (seq, version, kind, data, visible_to)),
+kept AS ({keep_answer(24)})
+SELECT count(*), (SELECT pg_notify('{CHANNEL}', $23) FROM moved WHERE $23::text IS NOT NULL)
+  FROM moved
+"""
+
+
+def _array(seats: list[int] | None) -> str | None:
+    return None if seats is None else "{" + ",".join(map(str, seats)) + "}"
+
+
+async def save(
     conn: asyncpg.Connection,
     match_id: UUID,
-    *,
-    status: str,
-    version: int,
-    last_seq: int,
-    state: dict[str, Any],
-    outcome: dict[str, Any] | None,
-    due_in_seconds: float | None,
-    reset_due: bool,
-) -> None:
-    """Store the new cached state; `reset_due` sets due_at to now() + due_in_seconds (or NULL)."""
-    await conn.execute(
-        """
-        UPDATE matches SET
-            status = $2, version = $3, last_seq = $4, state = $5::jsonb, outcome = $6::jsonb,
-            due_at = CASE
-                WHEN $2 NOT IN ('waiting', 'active') THEN NULL
-                WHEN NOT $8 THEN due_at
-                WHEN $7::float8 IS NULL THEN NULL
-                ELSE now() + make_interval(secs => $7::float8)
-            END,
-            finished_at = CASE WHEN $2 IN ('finished', 'expired') THEN now() ELSE finished_at END
-        WHERE match_id = $1
-        """,
+    read_version: int,
+    changes: Changes,
+    player_id: UUID | None = None,
+    kept: Kept | None = None,
+) -> bool:
+    """Store a write's changes, and `kept` under `player_id`, if the match is still at
+    `read_version`; False (nothing stored) if it has moved. New events are NOTIFYed, which
+    PostgreSQL delivers only on commit."""
+    events = changes.events
+    moved = await write_keeping(
+        conn,
+        kept,
+        _SAVE,
         match_id,
-        status,
-        version,
-        last_seq,
-        _dumps(state),
-        None if outcome is None else _dumps(outcome),
-        due_in_seconds,
-        reset_due,
+        read_version,
+        changes.status,
+        changes.version,
+        changes.last_seq,
+        _dumps(changes.state),
+        None if changes.outcome is None else _dumps(changes.outcome),
+        changes.due_in_seconds,
+        changes.reset_due,
+        player_id,
+        [seat for seat, _, _ in changes.prompts],
+        [guard for _, guard, _ in changes.prompts],
+        [prompt for _, _, prompt in changes.prompts],
+        [a.version for a in changes.actions],
+        [a.seat for a in changes.actions],
+        [_dumps(a.action) for a in changes.actions],
+        [a.source for a in changes.actions],
+        [e.seq for e in events],
+        [e.version for e in events],
+        [e.kind for e in events],
+        [_dumps(e.data) for e in events],
+        [_array(e.visible_to) for e in events],
+        f"{match_id}:{changes.last_seq}" if events else None,
     )
+    return bool(moved)
 
 
 async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:
@@ -327,31 +419,6 @@ async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:
         match_id,
         seconds,
     )
-
-
-async def insert_actions(
-    conn: asyncpg.Connection, match_id: UUID, actions: Sequence[ActionRow]
-) -> None:
-    await conn.executemany(
-        "INSERT INTO match_actions (match_id, version, seat, action, source)"
-        " VALUES ($1, $2, $3, $4::jsonb, $5)",
-        [(match_id, a.version, a.seat, _dumps(a.action), a.source) for a in actions],
-    )
-
-
-async def insert_events(
-    conn: asyncpg.Connection, match_id: UUID, events: Sequence[EventRow]
-) -> None:
-    await conn.executemany(
-        "INSERT INTO match_events (match_id, seq, version, kind, data, visible_to)"
-        " VALUES ($1, $2, $3, $4, $5::jsonb, $6)",
-        [(match_id, e.seq, e.version, e.kind, _dumps(e.data), e.visible_to) for e in events],
-    )
-
-
-async def notify(conn: asyncpg.Connection, match_id: UUID, seq: int) -> None:
-    """Tell every instance's listener; PostgreSQL delivers it only if the transaction commits."""
-    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{match_id}:{seq}")
 
 
 def _event(row: asyncpg.Record) -> EventRow:

@@ -1,9 +1,11 @@
 """Playing a match: read it, act at the version you saw, resign.
 
-Every write is one transaction that locks the match row (SELECT … FOR UPDATE), checks the
-caller's seat and version, applies the game's pure rules, appends to the action log and the
-numbered events, caches the new state, and sends NOTIFY, which PostgreSQL delivers only on
-commit.
+An action reads the match, its seats and the request's key in one statement, checks the
+caller's seat and version, applies the game's pure rules, and stores everything in a second
+statement that is its own transaction: the new cached state, the action log, the numbered
+events, the seats' prompts, the key's answer and the NOTIFY (delivered on commit), all only if
+the match is still at the version it was read at; otherwise it is read again under its lock
+(`usecases/writes.py`). Resigning locks the match row (SELECT … FOR UPDATE) for its transaction.
 
 Decisions where the issue is silent:
 - `version` counts the actions applied (players', bots', timeouts', resignations). A seat's
@@ -38,6 +40,7 @@ from service.usecases.matches.answers import (
     seat_of,
 )
 from service.usecases.matches.progress import Progress
+from service.usecases.writes import checked_write
 
 
 async def read(pool: asyncpg.Pool, player_id: UUID, match_id: UUID) -> MatchState:
@@ -89,29 +92,41 @@ async def act(
     idempotency_key: str | None,
 ) -> ActionDone:
     """Apply the caller's action at `version`, then any bot moves it leads to."""
-    async with transaction(pool) as conn:
+    request = {"version": version, "action": action}
+    claim = idempotency.claim(idempotency_key, f"match-action:{match_id}", request)
 
-        async def write() -> ActionDone:
-            row, seats, seat = await _seated(conn, player_id, match_id)
-            _refuse_inactive(row)
-            _refuse_stale(row, seats[seat], version)
-            progress = Progress.of(row, seats)
-            to_act = progress.to_act()
-            if seat not in to_act:
-                raise Forbidden(
-                    f"seat {seat} may not act now", {"to_act": to_act}, code="not_your_turn"
-                )
-            try:
-                progress.apply(seat, action, "player")
-            except IllegalAction as exc:
-                raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
-            await progress.save(conn, progress.run_bots())
-            return action_done(progress, seat)
-
-        request = {"version": version, "action": action}
-        return await idempotency.once(
-            conn, player_id, idempotency_key, f"match-action:{match_id}", request, write
+    async def attempt(conn: asyncpg.Connection, lock: bool) -> ActionDone | None:
+        found = await store.for_write(
+            conn, match_id, player_id, None if claim is None else claim.key, lock=lock
         )
+        if found is None:
+            raise NotFound("no such match")
+        kept: ActionDone | None = idempotency.stored(claim, found.kept)
+        if kept is not None:
+            return kept
+        row, seats = found.row, found.seats
+        seat = seat_of(seats, player_id)
+        if seat is None:
+            raise Forbidden("you hold no seat in this match", code="not_seated")
+        _refuse_inactive(row)
+        _refuse_stale(row, seats[seat], version)
+        progress = Progress.of(row, seats)
+        to_act = progress.to_act()
+        if seat not in to_act:
+            raise Forbidden(
+                f"seat {seat} may not act now", {"to_act": to_act}, code="not_your_turn"
+            )
+        try:
+            progress.apply(seat, action, "player")
+        except IllegalAction as exc:
+            raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
+        bots_pending = progress.run_bots()
+        answer = action_done(progress, seat)
+        kept_answer = idempotency.keep(claim, answer)
+        saved = await progress.save_if_unmoved(conn, bots_pending, player_id, kept_answer)
+        return answer if saved else None
+
+    return await checked_write(pool, attempt, "the match")
 
 
 async def resign(

@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 import asyncpg
 from typing_extensions import TypedDict
@@ -20,6 +21,7 @@ from service.games.kernel.rng import one_way_seed
 from service.games.registry import get_game
 from service.runtime import metrics
 from service.store import matches as store
+from service.store.idempotency import Kept
 from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
 
 # Bot moves applied in one transaction; the sweeper plays the rest.
@@ -178,11 +180,9 @@ class Progress:
                 changed.append((seat.seat, self.version, fingerprint))
         return changed
 
-    async def save(self, conn: asyncpg.Connection, bots_pending: bool) -> None:
+    def changes(self, bots_pending: bool) -> store.Changes:
         due = 0.0 if bots_pending else self.row.turn_seconds
-        await store.update(
-            conn,
-            self.row.match_id,
+        return store.Changes(
             status=self.status,
             version=self.version,
             last_seq=self.last_seq,
@@ -190,19 +190,37 @@ class Progress:
             outcome=self.outcome,
             due_in_seconds=due,
             reset_due=self.restart_timer or bots_pending,
+            prompts=self._changed_prompts(),
+            actions=self.actions,
+            events=self.events,
         )
-        changed = self._changed_prompts()
-        if changed:
-            await store.save_prompts(conn, self.row.match_id, changed)
-        if self.actions:
-            await store.insert_actions(conn, self.row.match_id, self.actions)
-            for action in self.actions:
-                metrics.MATCH_ACTIONS.labels(self.row.game, action.source).inc()
-                if action.source == "timeout":
-                    metrics.MATCH_TIMEOUTS.labels(self.row.game).inc()
-        if self.events:
-            await store.insert_events(conn, self.row.match_id, self.events)
-            await store.notify(conn, self.row.match_id, self.last_seq)
+
+    async def save_if_unmoved(
+        self,
+        conn: asyncpg.Connection,
+        bots_pending: bool,
+        player_id: UUID | None = None,
+        kept: Kept | None = None,
+    ) -> bool:
+        """Store everything this write did, in one statement, if the match is still at the
+        version it was read at (and `kept` under `player_id`); False when it has moved."""
+        saved = await store.save(
+            conn, self.row.match_id, self.row.version, self.changes(bots_pending), player_id, kept
+        )
+        if saved:
+            self._count_actions()
+        return saved
+
+    async def save(self, conn: asyncpg.Connection, bots_pending: bool) -> None:
+        """Store everything this write did; the caller holds the match's lock."""
+        if not await self.save_if_unmoved(conn, bots_pending):
+            raise RuntimeError(f"match {self.row.match_id} moved while its lock was held")
+
+    def _count_actions(self) -> None:
+        for action in self.actions:
+            metrics.child(metrics.MATCH_ACTIONS, self.row.game, action.source).inc()
+            if action.source == "timeout":
+                metrics.child(metrics.MATCH_TIMEOUTS, self.row.game).inc()
 
     def events_for(self, seat: int | None) -> list[WireEvent]:
         return events_wire(self.events, seat)
