@@ -5,11 +5,14 @@
 prints the count, the errors, the latencies' percentiles and the CPU this process used, so the
 caller can tell whether the generator rather than the server was the limit.
 `"mode": "end-turn"` has `players` players each play runs over HTTP (buy, end-turn, again).
+`"mode": "match"` has `concurrency` players each play Duelo de Nigromantes against a bot seat,
+match after match, choosing every action from the previous action's answer.
 """
 
 import asyncio
 import json
 import os
+import random
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -201,8 +204,11 @@ async def _simulate(session: aiohttp.ClientSession, spec: dict[str, Any], tally:
 async def _end_turn(
     session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally
 ) -> list[float]:
-    """Each player: start a run, buy what 10 gold allows, end the turn; a new run when over.
+    """Each player: start a run, shop, end the turn; a new run when over.
 
+    `"buys": "three"` buys slots 0, 1 and 2 every round whatever they cost (the refusals of a
+    full warband or an empty purse count as errors); `"fitting"` buys, from each answer, the
+    first offer the purse and the board still allow, and nothing once the warband is full.
     Every request counts in `tally`; the end-turns' latencies are returned apart.
     """
     base = spec["base_url"]
@@ -211,7 +217,31 @@ async def _end_turn(
     tokens = await asyncio.gather(
         *(_player(session, base, f"p{i}") for i in range(spec["concurrency"]))
     )
-    buys = [_json({"slot": slot}) for slot in range(3)]
+    fitting = spec.get("buys", "three") == "fitting"
+    ruleset = load_ruleset(DEFAULT_RULESET)
+    board = ruleset.battle.board_size
+
+    def next_buy(run: dict[str, Any]) -> int | None:
+        if len(run["warband"]) >= board:
+            return None
+        for offer in run["shop"]:
+            if offer is not None and offer["cost"] <= run["gold"]:
+                slot: int = offer["slot"]
+                return slot
+        return None
+
+    async def shop(url: str, headers: dict[str, str], run: dict[str, Any]) -> dict[str, Any]:
+        if not fitting:
+            for each in range(3):
+                await _timed(tally, session, f"{url}/buy", _json({"slot": each}), headers)
+            return run
+        wanted = next_buy(run)
+        while wanted is not None and clock.running():
+            bought = await _timed(tally, session, f"{url}/buy", _json({"slot": wanted}), headers)
+            if bought is None:
+                break
+            run, wanted = bought, next_buy(bought)
+        return run
 
     async def player(token: str) -> None:
         headers = _headers("json", token)
@@ -223,8 +253,7 @@ async def _end_turn(
             round_ = run["round"]
             status = run["status"]
             while status == "shopping" and clock.running():
-                for body in buys:
-                    await _timed(tally, session, f"{url}/buy", body, headers)
+                run = await shop(url, headers, run)
                 turn = await _timed(
                     turns, session, f"{url}/end-turn", _json({"round": round_}), headers
                 )
@@ -232,11 +261,52 @@ async def _end_turn(
                     return
                 status = turn["status"]
                 round_ += 1
+                # The next round's shop is new, but the warband and what a round pays are known.
+                run = {**run, "gold": ruleset.shop.gold_per_round}
 
     await _run([player(token) for token in tokens], spec, clock)
     for what, count in turns.errors.items():
         tally.errors[what] = tally.errors.get(what, 0) + count
     return turns.latencies_ms
+
+
+async def _matches(
+    session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally
+) -> list[float]:
+    """Each player: a 2-seat match against a bot seat, every action chosen from the answer to
+    the previous one (the server plays the bot in the same transaction); a new match when over.
+
+    Every request counts in `tally`; the actions' latencies are returned apart.
+    """
+    base = spec["base_url"]
+    clock = tally.clock
+    actions = Tally(clock)
+    tokens = await asyncio.gather(
+        *(_player(session, base, f"m{i}") for i in range(spec["concurrency"]))
+    )
+    create = _json({"game": spec.get("game", "necromancers"), "seats": 2, "bots": [1]})
+
+    async def player(number: int, token: str) -> None:
+        headers = _headers("json", token)
+        choose = random.Random(number)
+        while clock.running():
+            joined = await _timed(tally, session, f"{base}/v1/matches", create, headers)
+            if joined is None:
+                return
+            url = f"{base}/v1/matches/{joined['match_id']}"
+            async with session.get(url, headers=headers) as answer:
+                state = await answer.json()
+            while state["status"] == "active" and state["prompt"] and clock.running():
+                action = choose.choice(state["prompt"]["actions"])
+                body = _json({"version": state["version"], "action": action})
+                state = await _timed(actions, session, f"{url}/actions", body, headers)
+                if state is None:
+                    return
+
+    await _run([player(i, token) for i, token in enumerate(tokens)], spec, clock)
+    for what, count in actions.errors.items():
+        tally.errors[what] = tally.errors.get(what, 0) + count
+    return actions.latencies_ms
 
 
 async def _run(
@@ -266,6 +336,8 @@ async def measure(spec: dict[str, Any]) -> dict[str, Any]:
         if spec["mode"] == "simulate":
             await _simulate(session, spec, tally)
             latencies = tally.latencies_ms
+        elif spec["mode"] == "match":
+            latencies = await _matches(session, spec, tally)
         else:
             latencies = await _end_turn(session, spec, tally)
     return {
