@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 PGBOUNCER := /usr/sbin/pgbouncer
+CRD_VALIDATOR := tests/deploy/crd/node_modules/.package-lock.json
 
 .PHONY: serve test lint bench
 
@@ -30,13 +31,27 @@ $(CHROMIUM) $(PGBOUNCER):
 		exit 1; \
 	fi
 
+# The custom resources of deploy/k8s are validated by the checks kubernetes-models compiles from
+# their CRDs, an npm package run by Node.js (on the machine, or Debian's when there is none).
+$(CRD_VALIDATOR): tests/deploy/crd/package-lock.json
+	@if ! command -v npm > /dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; \
+		else \
+			echo "the manifest tests need Node.js and npm: sudo apt-get install nodejs npm" >&2; \
+			exit 1; \
+		fi; \
+	fi
+	npm ci --prefix tests/deploy/crd --no-audit --no-fund --loglevel=error
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(CHROMIUM) $(PGBOUNCER)
+test: lint $(CHROMIUM) $(PGBOUNCER) $(CRD_VALIDATOR)
 	$(BIN)/python -m pytest -q
 
 # The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.

@@ -1,0 +1,367 @@
+"""The Kubernetes manifests: valid for the API server, and wired to each other and to the service.
+
+Built-in objects are checked against the Kubernetes JSON schemas of `kubernetes-validate`
+(strict: an unknown field is an error), at the oldest Kubernetes the README claims and at the
+newest the package ships. The custom resources (CloudNativePG's Cluster and Pooler, the
+Prometheus Operator's ServiceMonitor) are checked by the validators that kubernetes-models
+compiles from those projects' CRDs (tests/deploy/crd, installed by `make test`); those
+schemas, like the API server, accept unknown fields, so only types, enums and required fields
+are caught there.
+"""
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import kubernetes_validate
+import pytest
+import yaml
+from dockerfile_parse import DockerfileParser
+
+from service.config import load_settings
+from tests.http import Api
+
+REPO = Path(__file__).resolve().parents[2]
+K8S = REPO / "deploy/k8s"
+CRD_VALIDATOR = Path(__file__).parent / "crd"
+SECRET_TEMPLATE = "secret.template.yaml"
+MIN_KUBERNETES = "1.29"
+CUSTOM_GROUPS = ("postgresql.cnpg.io/", "monitoring.coreos.com/")
+
+Manifest = dict[str, Any]
+CrdCheck = Callable[[list[Manifest]], list[str | None]]
+
+
+def load(name: str) -> list[Manifest]:
+    return [doc for doc in yaml.safe_load_all((K8S / name).read_text()) if doc]
+
+
+def kustomization() -> Manifest:
+    (document,) = load("kustomization.yaml")
+    return document
+
+
+def applied() -> list[Manifest]:
+    """Every object `kubectl apply -k deploy/k8s` creates, in the kustomization's order."""
+    return [doc for name in kustomization()["resources"] for doc in load(name)]
+
+
+def every_object() -> list[Manifest]:
+    return [*applied(), *load(SECRET_TEMPLATE)]
+
+
+def one(kind: str) -> Manifest:
+    (found,) = [doc for doc in every_object() if doc["kind"] == kind]
+    return found
+
+
+def is_custom(manifest: Manifest) -> bool:
+    return str(manifest["apiVersion"]).startswith(CUSTOM_GROUPS)
+
+
+def container() -> Manifest:
+    (app,) = one("Deployment")["spec"]["template"]["spec"]["containers"]
+    return app
+
+
+def environment(secrets: dict[tuple[str, str], str]) -> dict[str, str]:
+    """The container's environment as the kubelet builds it, with the given Secret values."""
+    config = one("ConfigMap")
+    env: dict[str, str] = {}
+    for source in container()["envFrom"]:
+        assert source["configMapRef"]["name"] == config["metadata"]["name"]
+        env.update(config["data"])
+    for variable in container()["env"]:
+        if "value" in variable:
+            # $(NAME) expands to a variable defined before this one, as the kubelet does.
+            env[variable["name"]] = re.sub(
+                r"\$\((\w+)\)", lambda ref: env[ref.group(1)], variable["value"]
+            )
+        else:
+            ref = variable["valueFrom"]["secretKeyRef"]
+            env[variable["name"]] = secrets[(ref["name"], ref["key"])]
+    return env
+
+
+def secret_refs() -> dict[str, tuple[str, str]]:
+    return {
+        variable["name"]: (
+            variable["valueFrom"]["secretKeyRef"]["name"],
+            variable["valueFrom"]["secretKeyRef"]["key"],
+        )
+        for variable in container()["env"]
+        if "valueFrom" in variable
+    }
+
+
+def cores(quantity: str) -> float:
+    return int(quantity[:-1]) / 1000 if quantity.endswith("m") else float(quantity)
+
+
+def kubernetes_errors(manifest: Manifest, version: str) -> str | None:
+    try:
+        kubernetes_validate.validate(manifest, version, strict=True)
+    except kubernetes_validate.ValidationError as exc:
+        return f"{exc.message} at {list(exc.absolute_path)}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def crd_errors() -> CrdCheck:
+    """Per object: None, or why its CRD's schema refuses it."""
+    node = shutil.which("node")
+    if node is None or not (CRD_VALIDATOR / "node_modules").is_dir():
+        # `make test` installs it; skipping would let a broken custom resource through.
+        pytest.fail(
+            "the CRD validator needs Node.js and its packages: `make test` runs"
+            " `npm ci --prefix tests/deploy/crd`"
+        )
+
+    def check(manifests: list[Manifest]) -> list[str | None]:
+        done = subprocess.run(
+            [node, str(CRD_VALIDATOR / "validate.mjs")],
+            input=json.dumps(manifests),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        result: list[str | None] = json.loads(done.stdout)
+        return result
+
+    return check
+
+
+def test_the_kustomization_applies_every_manifest_but_the_secret_template() -> None:
+    listed = kustomization()["resources"]
+    on_disk = {path.name for path in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    assert len(listed) == len(set(listed))
+    assert set(listed) == on_disk - {SECRET_TEMPLATE}
+    assert [image["name"] for image in kustomization()["images"]] == [container()["image"]]
+
+
+@pytest.mark.parametrize("version", [MIN_KUBERNETES, kubernetes_validate.utils.latest_version()])
+def test_every_built_in_object_is_valid_for_kubernetes(version: str) -> None:
+    built_in = [doc for doc in every_object() if not is_custom(doc)]
+    assert {doc["kind"] for doc in built_in} == {
+        "ConfigMap",
+        "Deployment",
+        "Service",
+        "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
+        "Secret",
+    }
+    errors = {doc["kind"]: kubernetes_errors(doc, version) for doc in built_in}
+    assert errors == dict.fromkeys(errors)
+
+
+def test_every_custom_resource_is_valid_against_its_crd(crd_errors: CrdCheck) -> None:
+    custom = [doc for doc in every_object() if is_custom(doc)]
+    assert [doc["kind"] for doc in custom] == ["Cluster", "Pooler", "ServiceMonitor"]
+    assert crd_errors(custom) == [None, None, None]
+
+
+def broken(manifest: Manifest, path: str, value: Any) -> Manifest:
+    """A copy of the manifest with the value at a dotted path (list indices as numbers) replaced."""
+    changed = copy.deepcopy(manifest)
+    *parents, last = path.split(".")
+    target: Any = changed
+    for key in parents:
+        target = target[int(key)] if isinstance(target, list) else target[key]
+    target[last] = value
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value"),
+    [
+        ("Deployment", "spec.template.spec.containers.0.ports.0.containerPort", "8080"),
+        ("Deployment", "spec.template.spec.containers.0.readinesProbe", {}),
+        ("HorizontalPodAutoscaler", "spec.minReplicas", "three"),
+        ("Service", "spec.ports.0.port", "80"),
+    ],
+)
+def test_a_broken_built_in_object_is_refused(kind: str, path: str, value: Any) -> None:
+    assert kubernetes_errors(one(kind), MIN_KUBERNETES) is None
+    error = kubernetes_errors(broken(one(kind), path, value), MIN_KUBERNETES)
+    assert error is not None and path.split(".")[-1] in error
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value", "says"),
+    [
+        ("Cluster", "spec.instances", "3", "/spec/instances must be integer"),
+        ("Cluster", "spec.storage.size", 20, "/spec/storage/size must be string"),
+        ("Pooler", "spec.pgbouncer.poolMode", "statement", "/spec/pgbouncer/poolMode must be"),
+        ("Pooler", "spec.type", "rw-primary", "/spec/type must be equal to one of"),
+        ("ServiceMonitor", "spec.endpoints.0.port", 8080, "/spec/endpoints/0/port must be string"),
+    ],
+)
+def test_a_broken_custom_resource_is_refused(
+    crd_errors: CrdCheck, kind: str, path: str, value: Any, says: str
+) -> None:
+    (error,) = crd_errors([broken(one(kind), path, value)])
+    assert error is not None and says in error
+
+
+def test_an_unknown_custom_resource_is_not_waved_through(crd_errors: CrdCheck) -> None:
+    backup = {"apiVersion": "postgresql.cnpg.io/v1", "kind": "Backup", "metadata": {"name": "b"}}
+    assert crd_errors([backup]) == ["no CRD schema here for postgresql.cnpg.io/v1 Backup"]
+
+
+def test_the_probes_ask_what_the_wire_contract_says() -> None:
+    app = container()
+    (port,) = app["ports"]
+    assert int(one("ConfigMap")["data"]["PORT"]) == port["containerPort"]
+    probes = {name: app[name]["httpGet"] for name in ("startupProbe", "livenessProbe")}
+    probes["readinessProbe"] = app["readinessProbe"]["httpGet"]
+    assert {name: probe["path"] for name, probe in probes.items()} == {
+        "startupProbe": "/healthz",
+        "livenessProbe": "/healthz",
+        "readinessProbe": "/readyz",
+    }
+    assert {probe["port"] for probe in probes.values()} == {port["name"]}
+    # A liveness probe that gave up before the readiness one would restart a pod that only
+    # lost its database; /healthz does not depend on it, and must be given longer.
+    liveness, readiness = app["livenessProbe"], app["readinessProbe"]
+    assert (
+        liveness["periodSeconds"] * liveness["failureThreshold"]
+        > readiness["periodSeconds"] * readiness["failureThreshold"]
+    )
+
+
+async def test_the_probed_and_scraped_paths_answer_without_credentials(api: Api) -> None:
+    app = container()
+    paths = {app[probe]["httpGet"]["path"] for probe in ("startupProbe", "livenessProbe")}
+    paths.add(app["readinessProbe"]["httpGet"]["path"])
+    paths |= {endpoint["path"] for endpoint in one("ServiceMonitor")["spec"]["endpoints"]}
+    assert paths == {"/healthz", "/readyz", "/metrics"}
+    for path in sorted(paths):
+        assert (await api.get(path)).status == 200, path
+
+
+def test_shutdown_finishes_inside_the_grace_period() -> None:
+    pod = one("Deployment")["spec"]["template"]["spec"]
+    command = container()["lifecycle"]["preStop"]["exec"]["command"]
+    assert command[0] == "sleep"
+    drain = float(one("ConfigMap")["data"]["SHUTDOWN_TIMEOUT_SECONDS"])
+    assert pod["terminationGracePeriodSeconds"] > float(command[1]) + drain
+
+
+def test_one_worker_per_requested_core_within_limits() -> None:
+    resources = container()["resources"]
+    assert set(resources["requests"]) == set(resources["limits"]) == {"cpu", "memory"}
+    workers = int(one("ConfigMap")["data"]["WORKERS"])
+    assert workers == cores(resources["requests"]["cpu"])
+    assert cores(resources["limits"]["cpu"]) >= workers
+
+
+def readme_settings() -> set[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return {name for row in rows for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split("|")[1])}
+
+
+def test_every_setting_is_documented_and_read_as_meant() -> None:
+    template = one("Secret")["stringData"]
+    secrets = {(one("Secret")["metadata"]["name"], key): value for key, value in template.items()}
+    cluster = one("Cluster")["metadata"]["name"]
+    secrets |= {
+        (f"{cluster}-app", "username"): "cryptid",
+        (f"{cluster}-app", "password"): "Secret0",
+        (f"{cluster}-app", "uri"): f"postgresql://cryptid:Secret0@{cluster}-rw:5432/cryptid",
+    }
+    env = environment(secrets)
+    helpers = {"DB_USER", "DB_PASSWORD"}
+    assert set(env) - helpers <= readme_settings()
+    settings = load_settings(env)
+    assert settings.workers == int(env["WORKERS"]) and settings.host == "0.0.0.0"
+    assert settings.secret_key == template["SECRET_KEY"]
+    assert settings.ops_token == template["OPS_TOKEN"]
+    assert settings.database_url == "postgresql://cryptid:Secret0@cryptid-db-pooler-rw:5432/cryptid"
+
+
+def test_the_database_urls_go_through_the_pooler_and_listen_beside_it() -> None:
+    cluster, pooler = one("Cluster"), one("Pooler")
+    name = cluster["metadata"]["name"]
+    assert cluster["spec"]["instances"] == 3
+    # The Pooler's Service carries its name; it fronts the primary in transaction mode.
+    assert pooler["spec"]["cluster"]["name"] == name
+    assert pooler["spec"]["type"] == "rw"
+    assert pooler["spec"]["pgbouncer"]["poolMode"] == "transaction"
+    (database_url,) = [var["value"] for var in container()["env"] if var["name"] == "DATABASE_URL"]
+    url = urlsplit(database_url)
+    assert (url.hostname, url.port) == (pooler["metadata"]["name"], 5432)
+    assert url.path == "/" + cluster["spec"]["bootstrap"]["initdb"]["database"]
+    # LISTEN needs a session: the URI of the primary (`-rw`) from the operator's app Secret.
+    refs = secret_refs()
+    assert refs["LISTEN_DATABASE_URL"] == (f"{name}-app", "uri")
+    assert refs["DB_USER"] == (f"{name}-app", "username")
+    assert refs["DB_PASSWORD"] == (f"{name}-app", "password")
+    # Transaction pooling loses prepared statements (README: DB_STATEMENT_CACHE_SIZE).
+    assert one("ConfigMap")["data"]["DB_STATEMENT_CACHE_SIZE"] == "0"
+
+
+def test_the_secret_template_is_placeholders_for_what_the_pods_require() -> None:
+    secret = one("Secret")
+    assert SECRET_TEMPLATE not in kustomization()["resources"]
+    assert all(value.startswith("REPLACE-ME") for value in secret["stringData"].values())
+    required = {key for name, key in secret_refs().values() if name == secret["metadata"]["name"]}
+    assert required == set(secret["stringData"]) == {"SECRET_KEY", "OPS_TOKEN"}
+    # A missing key must stop the pod, not let it generate a secret of its own.
+    assert not any(
+        var["valueFrom"]["secretKeyRef"].get("optional")
+        for var in container()["env"]
+        if "valueFrom" in var
+    )
+
+
+def test_every_selector_finds_the_pods_and_every_reference_its_object() -> None:
+    deployment, service = one("Deployment"), one("Service")
+    pods = deployment["spec"]["template"]["metadata"]["labels"]
+    name = deployment["metadata"]["name"]
+
+    def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+        return selector.items() <= labels.items()
+
+    assert selects(deployment["spec"]["selector"]["matchLabels"], pods)
+    assert selects(service["spec"]["selector"], pods)
+    assert selects(one("PodDisruptionBudget")["spec"]["selector"]["matchLabels"], pods)
+    (spread,) = deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+    assert selects(spread["labelSelector"]["matchLabels"], pods)
+    target = one("HorizontalPodAutoscaler")["spec"]["scaleTargetRef"]
+    assert (target["kind"], target["name"]) == ("Deployment", name)
+    assert "replicas" not in deployment["spec"]  # the autoscaler owns it
+    monitor = one("ServiceMonitor")["spec"]
+    assert selects(monitor["selector"]["matchLabels"], service["metadata"]["labels"])
+    ports = {port["name"] for port in service["spec"]["ports"]}
+    assert {endpoint["port"] for endpoint in monitor["endpoints"]} <= ports
+    assert {port["targetPort"] for port in service["spec"]["ports"]} <= {
+        port["name"] for port in container()["ports"]
+    }
+
+
+def test_the_pods_run_unprivileged_on_a_read_only_root() -> None:
+    pod = one("Deployment")["spec"]["template"]["spec"]
+    context = container()["securityContext"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert context["readOnlyRootFilesystem"] is True
+    assert context["allowPrivilegeEscalation"] is False
+    assert context["capabilities"]["drop"] == ["ALL"]
+    # The image's own user, so that files it owns stay readable.
+    dockerfile = DockerfileParser(path=str(REPO / "deploy/Dockerfile")).structure
+    (user,) = [line["value"] for line in dockerfile if line["instruction"] == "USER"]
+    assert user == f"{pod['securityContext']['runAsUser']}:{pod['securityContext']['runAsGroup']}"
+    # What the service writes: the workers' metrics in /tmp (WORKERS > 1). DATA_DIR is not
+    # writable on purpose (see config.yaml).
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    mounts = {mount["mountPath"]: mount["name"] for mount in container()["volumeMounts"]}
+    assert "emptyDir" in volumes[mounts["/tmp"]]
+    assert one("ConfigMap")["data"]["DATA_DIR"] not in mounts
