@@ -5,8 +5,8 @@ Built-in objects are checked against the Kubernetes JSON schemas of `kubernetes-
 newest the package ships. The custom resources (CloudNativePG's Cluster and Pooler, the
 Prometheus Operator's ServiceMonitor) are checked by the validators that kubernetes-models
 compiles from those projects' CRDs (tests/deploy/crd, installed by `make test`); those
-schemas, like the API server, accept unknown fields, so only types, enums and required fields
-are caught there.
+schemas accept fields they do not know, so types, enums and required fields are caught there,
+misspelt field names are not.
 """
 
 import copy
