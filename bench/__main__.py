@@ -2,8 +2,10 @@
 
 Engine-only battles/s; the battle endpoint and the floor endpoint beside it at several
 concurrencies in msgpack and JSON, with one worker and with two; the end-turn loop over HTTP
-with a pre-filled pairing pool; each worker's peak memory. `--pairing` adds the pairing query
-against a million snapshots (bench.pairing; about a minute more).
+with a pre-filled pairing pool; match actions over HTTP at several numbers of concurrent
+matches; each worker's peak memory; then the issue targets, each checked against this run.
+`--pairing` adds the pairing query against a million snapshots (bench.pairing) and the
+end-turn loop against a million-snapshot pool (a few minutes more).
 """
 
 import argparse
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import engine, http, pairing
+from bench import engine, http, pairing, targets
 from bench.table import format_table
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
@@ -35,10 +37,12 @@ class Sizes:
     scaled_clients: int  # the concurrency compared across worker counts
     players: int  # end-turn players
     pool: int  # snapshots in the pairing pool before the end-turn loop
+    matches: tuple[int, ...]  # concurrent matches of the match-action rows
+    big_pool: int  # the end-turn loop's pool under --pairing
 
 
-FULL = Sizes(3, 2.5, 0.5, 1000, (1, 16, 64), 64, 64, 20_000)
-SMOKE = Sizes(1, 0.3, 0.1, 10, (1, 4), 4, 4, 200)
+FULL = Sizes(3, 2.5, 0.5, 1000, (1, 16, 64), 64, 64, 20_000, (1, 16, 64), 1_000_000)
+SMOKE = Sizes(1, 0.3, 0.1, 10, (1, 4), 4, 4, 200, (1, 4), 400)
 
 
 @dataclass
@@ -59,7 +63,7 @@ class Cell:
 
 
 def _row(cell: Cell, **extra: str) -> dict[str, str]:
-    errors = sum(sum(run["errors"].values()) for run in cell.runs)
+    errors = _errors(cell)
     row = {
         "figure": cell.label,
         "workers": str(cell.workers),
@@ -74,10 +78,16 @@ def _row(cell: Cell, **extra: str) -> dict[str, str]:
         "load cpu": f"{cell.median('cpu'):.2f}",
         "note": "",
     }
-    if errors:
-        row["note"] = f"{errors} errors"
     row.update(extra)
+    if errors:
+        row["note"] = "; ".join(filter(None, (row["note"], f"{errors} errors")))
     return row
+
+
+def _errors(cell: Cell) -> int:
+    """Failed requests; the refused buys of clients that buy whatever it costs are expected."""
+    refused = "422" if cell.spec.get("buys") == "three" else None
+    return sum(n for run in cell.runs for what, n in run["errors"].items() if what != refused)
 
 
 def _blank(figure: str, **values: str) -> dict[str, str]:
@@ -137,34 +147,89 @@ async def _prefill(pgdata: Path, snapshots: int) -> None:
         database.release()
 
 
-def _serve_and_measure(
-    data_dir: Path, sizes: Sizes, workers: int
-) -> tuple[list[Cell], Cell | None, list[float]]:
-    """Every simulate/floor cell, the end-turn loop (one worker only), and peak RSS per worker.
+def _turn_cells(sizes: Sizes, pool: int) -> list[Cell]:
+    """The end-turn loop as the old clients play it (three buys a round, whatever they cost)
+    and as clients that buy only what fits."""
+    return [
+        Cell(
+            label,
+            1,
+            {
+                "mode": "end-turn",
+                "buys": buys,
+                "concurrency": sizes.players,
+                "seconds": sizes.seconds * 2,
+                "warmup": sizes.warmup,
+                "pool": pool,
+            },
+            [],
+        )
+        for label, buys in (("end-turn (HTTP)", "three"), ("end-turn, fitting buys", "fitting"))
+    ]
+
+
+def _match_cells(sizes: Sizes) -> list[Cell]:
+    return [
+        Cell(
+            "match actions (HTTP)",
+            1,
+            {"mode": "match", "concurrency": m, "seconds": sizes.seconds, "warmup": sizes.warmup},
+            [],
+        )
+        for m in sizes.matches
+    ]
+
+
+@dataclass
+class Measured:
+    cells: list[Cell]  # simulate and floor
+    loops: list[Cell]  # end-turn and match actions (one worker only)
+    peaks: list[float]
+
+
+def _serve_and_measure(data_dir: Path, sizes: Sizes, workers: int) -> Measured:
+    """Every simulate/floor cell, the end-turn and match loops (one worker), peak RSS per worker.
 
     Repeats go round the cells rather than cell after cell, so a burst of noise on the machine
     spreads over all the figures instead of skewing one.
     """
     cells = _cells(sizes, workers)
-    turns = None
-    if workers == 1:
-        spec = {
-            "mode": "end-turn",
-            "concurrency": sizes.players,
-            "seconds": sizes.seconds * 2,
-            "warmup": sizes.warmup,
-        }
-        turns = Cell("end-turn (HTTP)", workers, spec, [])
+    loops = [*_turn_cells(sizes, sizes.pool), *_match_cells(sizes)] if workers == 1 else []
     with http.running_service(data_dir, workers) as service:
         for _ in range(sizes.repeats):
-            for cell in cells:
+            for cell in [*cells, *loops]:
                 cell.runs.append(http.measure(service, cell.spec))
-            if turns is not None:
-                turns.runs.append(http.measure(service, turns.spec))
-        return cells, turns, service.peak_rss_mb()
+        return Measured(cells, loops, service.peak_rss_mb())
 
 
-def run(sizes: Sizes, with_pairing: bool = False) -> list[dict[str, str]]:
+def _loop_row(cell: Cell) -> dict[str, str]:
+    if cell.spec["mode"] == "end-turn":
+        note = f"pool of {cell.spec['pool']:,} snapshots"
+        if cell.spec["buys"] == "three":
+            refused = sum(run["errors"].get("422", 0) for run in cell.runs)
+            note += f", {refused:,} buys refused (422)"
+        return _row(cell, note=note)
+    moves = sum(run["moves"] for run in cell.runs) / max(1, sum(r["requests"] for r in cell.runs))
+    # The rate counts the client's actions; each also applies the bot seat's replies.
+    return _row(cell, note=f"necromancers vs a bot seat, {moves:.1f} moves per action")
+
+
+def _big_pool_turns(sizes: Sizes) -> Cell:
+    """The end-turn loop again, against a pool of `sizes.big_pool` snapshots."""
+    with tempfile.TemporaryDirectory(prefix="bench-big-") as folder:
+        data_dir = Path(folder)
+        asyncio.run(_prefill(data_dir / "pgdata", sizes.big_pool))
+        cell = _turn_cells(sizes, sizes.big_pool)[0]
+        with http.running_service(data_dir, 1) as service:
+            for _ in range(sizes.repeats):
+                cell.runs.append(http.measure(service, cell.spec))
+        return cell
+
+
+def run(
+    sizes: Sizes, with_pairing: bool = False
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The benchmark table's rows, and the targets checked against them."""
     engine_rows = engine.run(smoke=sizes is SMOKE)
     engine_rate = {row["mode"]: float(str(row["median/s"])) for row in engine_rows}
     rows = [
@@ -178,47 +243,63 @@ def run(sizes: Sizes, with_pairing: bool = False) -> list[dict[str, str]]:
         )
         for row in engine_rows
     ]
+    figures = targets.Figures(engine_with_replay=engine_rate["with replay"])
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
         data_dir = Path(folder)
         asyncio.run(_prefill(data_dir / "pgdata", sizes.pool))
         one_worker: dict[str, float] = {}
         for workers in (1, 2):
-            cells, turns, peaks = _serve_and_measure(data_dir, sizes, workers)
+            measured = _serve_and_measure(data_dir, sizes, workers)
             floors = {
-                (c.label.split()[1], c.spec["concurrency"]): c.median("rate")
-                for c in cells
+                (c.label.split()[1], c.spec["concurrency"]): c
+                for c in measured.cells
                 if c.label.startswith("floor")
             }
-            for cell in cells:
+            for cell in measured.cells:
                 fmt, concurrency = cell.label.split()[1], cell.spec["concurrency"]
                 extra = {}
                 if cell.label.startswith("simulate"):
                     rate = cell.median("rate")
+                    floor = floors[fmt, concurrency]
                     extra["vs engine"] = f"{rate / engine_rate['with replay']:.2f}"
-                    extra["vs floor"] = f"{rate / floors[fmt, concurrency]:.2f}"
+                    extra["vs floor"] = f"{rate / floor.median('rate'):.2f}"
+                    if workers == 1 and concurrency == sizes.scaled_clients:
+                        figures.request_us[fmt] = cell.median("server_us")
+                        figures.floor_us[fmt] = floor.median("server_us")
                 if concurrency == sizes.scaled_clients:
                     key = cell.label
                     if workers == 1:
                         one_worker[key] = cell.median("rate")
                     else:
-                        extra["note"] = f"{cell.median('rate') / one_worker[key]:.2f}x 1 worker"
+                        scale = cell.median("rate") / one_worker[key]
+                        extra["note"] = f"{scale:.2f}x 1 worker"
+                        if key.startswith("simulate"):
+                            figures.worker_scaling[fmt] = scale
                 rows.append(_row(cell, **extra))
-            if turns is not None:
-                rows.append(_row(turns, note=f"pool of {sizes.pool:,} snapshots"))
+            for cell in measured.loops:
+                rows.append(_loop_row(cell))
+                figures.loop(cell)
             rows.extend(
                 _blank(
                     "peak RSS",
                     workers=str(workers),
                     note=f"worker {i + 1}: {peak:.0f} MiB",
                 )
-                for i, peak in enumerate(peaks)
+                for i, peak in enumerate(measured.peaks)
             )
     if with_pairing:
         rows.extend(
             _blank(str(row["figure"]), **{"median/s": str(row["value"]), **_latency(row)})
-            for row in pairing.run()
+            for row in pairing.run(smoke=sizes is SMOKE)
         )
-    return rows
+        big = _big_pool_turns(sizes)
+        rows.append(_loop_row(big))
+        figures.loop(big)
+    checked = [
+        {"target": line.target, "measured": line.measured, "": line.verdict}
+        for line in targets.check(figures, sizes.players, sizes.matches[-1])
+    ]
+    return rows, checked
 
 
 def _latency(row: dict[str, Any]) -> dict[str, str]:
@@ -232,7 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--pairing", action="store_true", help="add the pairing query on a million snapshots"
     )
     args = parser.parse_args(argv)
-    print(format_table(run(SMOKE if args.smoke else FULL, args.pairing)))
+    rows, checked = run(SMOKE if args.smoke else FULL, args.pairing)
+    print(format_table(rows))
+    print()
+    print(format_table(checked))
     return 0
 
 

@@ -63,6 +63,12 @@ class Tally:
         if status >= 300:
             self.error(str(status))
 
+    def absorb(self, other: "Tally") -> None:
+        """Count `other`'s answers and errors here too (its latencies stay apart)."""
+        self.completed += other.completed
+        for what, count in other.errors.items():
+            self.errors[what] = self.errors.get(what, 0) + count
+
 
 def simulate_bodies(fmt: str, size: int) -> list[bytes]:
     """The corpus's battles as simulate requests, encoded once up front."""
@@ -265,28 +271,30 @@ async def _end_turn(
                 run = {**run, "gold": ruleset.shop.gold_per_round}
 
     await _run([player(token) for token in tokens], spec, clock)
-    for what, count in turns.errors.items():
-        tally.errors[what] = tally.errors.get(what, 0) + count
+    tally.absorb(turns)
     return turns.latencies_ms
 
 
 async def _matches(
     session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally
-) -> list[float]:
+) -> tuple[list[float], int]:
     """Each player: a 2-seat match against a bot seat, every action chosen from the answer to
     the previous one (the server plays the bot in the same transaction); a new match when over.
 
-    Every request counts in `tally`; the actions' latencies are returned apart.
+    Every request counts in `tally`; the actions' latencies are returned apart, with the moves
+    they applied while recording (the client's and the bot's).
     """
     base = spec["base_url"]
     clock = tally.clock
     actions = Tally(clock)
+    moves = 0
     tokens = await asyncio.gather(
         *(_player(session, base, f"m{i}") for i in range(spec["concurrency"]))
     )
     create = _json({"game": spec.get("game", "necromancers"), "seats": 2, "bots": [1]})
 
     async def player(number: int, token: str) -> None:
+        nonlocal moves
         headers = _headers("json", token)
         choose = random.Random(number)
         while clock.running():
@@ -299,14 +307,16 @@ async def _matches(
             while state["status"] == "active" and state["prompt"] and clock.running():
                 action = choose.choice(state["prompt"]["actions"])
                 body = _json({"version": state["version"], "action": action})
+                before = state["version"]
                 state = await _timed(actions, session, f"{url}/actions", body, headers)
                 if state is None:
                     return
+                if clock.recording:
+                    moves += state["version"] - before
 
     await _run([player(i, token) for i, token in enumerate(tokens)], spec, clock)
-    for what, count in actions.errors.items():
-        tally.errors[what] = tally.errors.get(what, 0) + count
-    return actions.latencies_ms
+    tally.absorb(actions)
+    return actions.latencies_ms, moves
 
 
 async def _run(
@@ -332,15 +342,17 @@ def _cpu() -> float:
 async def measure(spec: dict[str, Any]) -> dict[str, Any]:
     """Run one measurement; the answer has requests, rate, p50/p99 ms, errors and cpu."""
     tally = Tally(Clock())
+    moves = 0
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         if spec["mode"] == "simulate":
             await _simulate(session, spec, tally)
             latencies = tally.latencies_ms
         elif spec["mode"] == "match":
-            latencies = await _matches(session, spec, tally)
+            latencies, moves = await _matches(session, spec, tally)
         else:
             latencies = await _end_turn(session, spec, tally)
     return {
+        "moves": moves,
         "requests": len(latencies),
         "rate": len(latencies) / spec["elapsed"],
         "p50_ms": percentile(latencies, 0.5) if latencies else 0.0,

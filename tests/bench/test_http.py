@@ -2,7 +2,7 @@ from bench.__main__ import SMOKE, run
 
 
 def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
-    rows = run(SMOKE)
+    rows, checked = run(SMOKE)
     figures = [(row["figure"], row["workers"], row["clients"]) for row in rows]
     for fmt in ("msgpack", "json"):
         for clients in ("1", "4"):
@@ -10,6 +10,8 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
             assert (f"floor {fmt}", "1", clients) in figures
         assert (f"simulate {fmt}", "2", "4") in figures
     assert ("end-turn (HTTP)", "1", "4") in figures
+    assert ("end-turn, fitting buys", "1", "4") in figures
+    assert [c for f, w, c in figures if f == "match actions (HTTP)"] == ["1", "4"]
     assert [row["workers"] for row in rows if row["figure"] == "peak RSS"] == ["1", "2", "2"]
     measured = [row for row in rows if row["clients"]]
     # Every request answered with a success: a failing endpoint cannot pass for a fast one.
@@ -17,3 +19,9 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
     simulate = [row for row in measured if row["figure"].startswith("simulate")]
     assert all(row["vs engine"] and row["vs floor"] for row in simulate)
     assert all(row["note"].endswith("x 1 worker") for row in simulate if row["workers"] == "2")
+    # Each target is checked against this run's own figures.
+    assert [line[""] in ("met", "missed") for line in checked] == [True] * len(checked)
+    assert sum("end-turn" in line["target"] for line in checked) == 2
+    assert sum("match actions at 4 matches" in line["target"] for line in checked) == 1
+    assert sum("engine + floor + 60 us" in line["target"] for line in checked) == 2
+    assert sum("2 workers" in line["target"] for line in checked) == 2

@@ -1,0 +1,79 @@
+"""The throughput targets, each checked against figures of the same benchmark run.
+
+Every line names the target, the figure this run measured, and whether it is met.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Measured(Protocol):
+    label: str
+    spec: dict[str, Any]
+
+    def median(self, key: str) -> float: ...
+
+
+@dataclass(frozen=True)
+class Line:
+    target: str
+    measured: str
+    verdict: str
+
+
+@dataclass
+class Figures:
+    engine_with_replay: float  # battles/s on one core
+    request_us: dict[str, float] = field(default_factory=dict)  # simulate, by format
+    floor_us: dict[str, float] = field(default_factory=dict)  # the floor, by format
+    worker_scaling: dict[str, float] = field(default_factory=dict)  # 2 workers / 1, by format
+    # (pool, buys) -> (turns/s, p99 ms); concurrent matches -> (actions/s, p99 ms)
+    turns: dict[tuple[int, str], tuple[float, float]] = field(default_factory=dict)
+    actions: dict[int, tuple[float, float]] = field(default_factory=dict)
+
+    def loop(self, cell: Measured) -> None:
+        figure = (cell.median("rate"), cell.median("p99_ms"))
+        if cell.spec["mode"] == "end-turn":
+            self.turns[cell.spec["pool"], cell.spec["buys"]] = figure
+        else:
+            self.actions[cell.spec["concurrency"]] = figure
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "missed"
+
+
+def _rate_line(
+    what: str, least: float, p99_at_most: float | None, got: tuple[float, float]
+) -> Line:
+    rate, p99 = got
+    target = f"{what} >= {least:,.0f}/s" + (f", p99 <= {p99_at_most:.0f} ms" if p99_at_most else "")
+    met = rate >= least and (p99_at_most is None or p99 <= p99_at_most)
+    return Line(target, f"{rate:,.0f}/s, p99 {p99:.1f} ms", _verdict(met))
+
+
+def check(figures: Figures, players: int, matches: int) -> list[Line]:
+    lines = []
+    for (pool, buys), got in sorted(figures.turns.items()):
+        at_most = 100.0 if pool < 1_000_000 else None
+        least = 1000.0 if pool < 1_000_000 else 800.0
+        what = f"end-turn at {players} players, pool {pool:,}, {buys} buys"
+        lines.append(_rate_line(what, least, at_most, got))
+    if matches in figures.actions:
+        what = f"match actions at {matches} matches"
+        lines.append(_rate_line(what, 2000.0, 30.0, figures.actions[matches]))
+    engine_us = 1e6 / figures.engine_with_replay
+    for fmt, used in sorted(figures.request_us.items()):
+        budget = engine_us + figures.floor_us[fmt] + 60.0
+        lines.append(
+            Line(
+                f"simulate {fmt} <= engine + floor + 60 us of server CPU ({budget:.0f} us)",
+                f"{used:.0f} us ({used - engine_us - figures.floor_us[fmt]:+.0f} over the two)",
+                _verdict(used <= budget),
+            )
+        )
+    for fmt, scale in sorted(figures.worker_scaling.items()):
+        lines.append(
+            Line(f"simulate {fmt}: 2 workers >= 1.8x 1", f"{scale:.2f}x", _verdict(scale >= 1.8))
+        )
+    return lines

@@ -1,0 +1,53 @@
+"""The target lines say met exactly when the run's figure reaches the target."""
+
+from typing import Any
+
+from bench.targets import Figures, check
+
+
+class _Loop:
+    def __init__(self, spec: dict[str, Any], rate: float, p99: float) -> None:
+        self.label = "loop"
+        self.spec = spec
+        self._figures = {"rate": rate, "p99_ms": p99}
+
+    def median(self, key: str) -> float:
+        return self._figures[key]
+
+
+def _figures() -> Figures:
+    # 5,000 battles/s: the engine costs 200 us a battle.
+    return Figures(
+        engine_with_replay=5000.0,
+        request_us={"json": 400.0, "msgpack": 401.0},
+        floor_us={"json": 140.0, "msgpack": 140.0},
+        worker_scaling={"json": 1.8, "msgpack": 1.79},
+    )
+
+
+def test_the_battle_request_budget_is_engine_plus_floor_plus_60_us() -> None:
+    # json: 400 = 200 + 140 + 60, just within; msgpack one microsecond over.
+    lines = [line for line in check(_figures(), 64, 64) if "engine + floor" in line.target]
+    assert [line.verdict for line in lines] == ["met", "missed"]
+    assert lines[1].measured == "401 us (+61 over the two)"
+
+
+def test_two_workers_must_reach_1_8_times_one() -> None:
+    lines = [line for line in check(_figures(), 64, 64) if "2 workers" in line.target]
+    assert [(line.target.split(":")[0], line.verdict) for line in lines] == [
+        ("simulate json", "met"),
+        ("simulate msgpack", "missed"),
+    ]
+
+
+def test_rates_need_both_the_rate_and_the_p99() -> None:
+    figures = _figures()
+    figures.loop(_Loop({"mode": "end-turn", "pool": 20_000, "buys": "three"}, 1000.0, 100.0))
+    figures.loop(_Loop({"mode": "end-turn", "pool": 1_000_000, "buys": "three"}, 799.0, 5.0))
+    figures.loop(_Loop({"mode": "match", "concurrency": 64}, 2500.0, 31.0))
+    lines = {line.target: line.verdict for line in check(figures, 64, 64)}
+    assert (
+        lines["end-turn at 64 players, pool 20,000, three buys >= 1,000/s, p99 <= 100 ms"] == "met"
+    )
+    assert lines["end-turn at 64 players, pool 1,000,000, three buys >= 800/s"] == "missed"
+    assert lines["match actions at 64 matches >= 2,000/s, p99 <= 30 ms"] == "missed"
