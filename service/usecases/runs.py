@@ -1,7 +1,10 @@
 """Use-cases of a run: start it, shop, end the turn (snapshot, pair, fight), finish it.
 
-Every call is one transaction holding the run's row lock, so concurrent requests on one run
-are serialised and exactly one battle can exist per (run, round).
+A shop move or an end-turn reads the run (and its Idempotency-Key) in one statement, computes
+its change with the pure rules, and writes everything in one statement that applies only if the
+run is still at the version it read; if another request moved the run meanwhile, it is read
+again under the run's lock (`writes.py`). So concurrent requests on one run never both apply,
+and exactly one battle can exist per (run, round).
 """
 
 import dataclasses

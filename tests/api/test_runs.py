@@ -314,3 +314,25 @@ async def test_starting_a_run_with_an_idempotency_key_starts_one(api: Api) -> No
     assert first.status == again.status == 201
     assert again.body["run_id"] == first.body["run_id"]
     assert len((await api.get("/v1/runs", token=token)).body["runs"]) == 1
+
+
+async def test_concurrent_shop_moves_each_apply_once_to_the_run_as_it_is_then(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    token, run_id = await seeded_run(app, api, seed=12)
+    path = f"/v1/runs/{run_id}"
+    run = (await api.get(path, token=token)).body
+    slots = [offer["slot"] for offer in run["shop"] if offer is not None][:3]
+    # All read version 0 at once; each write that finds the run moved reads it again.
+    answers = await asyncio.gather(
+        *[api.post(path + "/buy", {"slot": slot}, token=token) for slot in slots]
+    )
+    assert {a.status for a in answers} == {200}
+    after = (await api.get(path, token=token)).body
+    assert after["version"] == len(slots)
+    assert sorted(a.body["version"] for a in answers) == list(range(1, len(slots) + 1))
+    assert len(after["warband"]) == len(slots)
+    spent = sum(run["shop"][slot]["cost"] for slot in slots)
+    assert after["gold"] == run["gold"] - spent
+    assert [after["shop"][slot] for slot in slots] == [None] * len(slots)
