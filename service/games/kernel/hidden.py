@@ -52,8 +52,20 @@ def to_json(tree: Any) -> Any:
     return tree
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def redact(tree: Any, seat: int | None) -> Any:
     """What `seat` may see of the tree; `None` is a spectator, who sees only what is shown."""
+    # Every view and every event goes through here: plain dicts, lists and scalars are told
+    # apart by exact type first, and only other kinds pay for the general checks.
+    kind = type(tree)
+    if kind in _SCALARS:
+        return tree
+    if kind is dict and not (len(tree) == 1 and MARK in tree):
+        return {key: redact(value, seat) for key, value in tree.items()}
+    if kind is list or kind is tuple:
+        return [redact(value, seat) for value in tree]
     hidden = _unmark(tree)
     if hidden is not None:
         visible = seat is not None and seat in hidden.seats

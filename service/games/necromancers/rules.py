@@ -35,7 +35,7 @@ from service.games.kernel.prompts import Prompt
 from service.games.kernel.protocol import Action, Event, IllegalAction, Outcome, match_legal
 from service.games.kernel.rng import SplitMix64
 from service.games.necromancers.content import NECROMANCER, TROOPS, Ruleset
-from service.games.necromancers.state import Die, Necromancer, State
+from service.games.necromancers.state import Die, Necromancer, State, copy_state
 
 
 def _roll(state: State, faces: int) -> int:
@@ -153,7 +153,7 @@ def apply(rules: Ruleset, state: State, seat: int, action: Action) -> tuple[Stat
     if seat not in to_act(state):
         raise IllegalAction(f"seat {seat} may not act now; waiting for {to_act(state)}")
     chosen = match_legal(legal_actions(rules, state, seat), action)
-    new = copy.deepcopy(state)
+    new = copy_state(state)
     events: list[Event] = []
     if chosen["type"] == "target":
         _attack(rules, new, chosen["seat"], events)
@@ -273,7 +273,7 @@ def resign(rules: Ruleset, state: State, seat: int) -> tuple[State, list[Event]]
         raise IllegalAction("the match is over")
     if seat not in state.alive_seats():
         raise IllegalAction(f"seat {seat} is not in the match")
-    new = copy.deepcopy(state)
+    new = copy_state(state)
     events = [Event("resigned", {"seat": seat})]
     new.necromancers[seat].lives = 0
     _fall(new, seat, None, events)

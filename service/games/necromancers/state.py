@@ -1,8 +1,7 @@
 """The state of a necromancers' duel, and its JSON-able form."""
 
-import copy
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from service.games.necromancers.content import NECROMANCER
@@ -67,13 +66,37 @@ class State:
         return [s for s in self.order if self.necromancers[s].alive]
 
 
+# Every action copies the state and every store dumps it: these spell out the nesting rather
+# than walk it generically (copy.deepcopy and dataclasses.asdict cost most of an action).
+
+
+def copy_state(state: State) -> State:
+    """A copy that shares nothing mutable with `state`."""
+    return replace(
+        state,
+        order_rolls=[[list(pair) for pair in rolls] for rolls in state.order_rolls],
+        order=list(state.order),
+        necromancers=[
+            Necromancer(n.seat, n.lives, n.skeletons, n.zombies) for n in state.necromancers
+        ],
+        dice=[Die(d.face, d.status) for d in state.dice],
+        eliminated=list(state.eliminated),
+    )
+
+
 def dump_state(state: State) -> dict[str, Any]:
-    return asdict(state)
+    data = dict(vars(copy_state(state)))
+    data["necromancers"] = [vars(n) for n in data["necromancers"]]
+    data["dice"] = [vars(d) for d in data["dice"]]
+    return data
 
 
 def load_state(data: Mapping[str, Any]) -> State:
-    # A deep copy, so the loaded state shares no lists with the caller's data.
-    fields = copy.deepcopy(dict(data))
+    """The state of `data`, sharing no lists with it."""
+    fields = dict(data)
+    fields["order_rolls"] = [[list(pair) for pair in rolls] for rolls in fields["order_rolls"]]
+    fields["order"] = list(fields["order"])
     fields["necromancers"] = [Necromancer(**n) for n in fields["necromancers"]]
     fields["dice"] = [Die(**d) for d in fields["dice"]]
+    fields["eliminated"] = list(fields["eliminated"])
     return State(**fields)
