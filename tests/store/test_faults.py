@@ -14,10 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import pytest
 
 from service.config import Settings
-from service.store.database import CommitUnknown, create_pool, transaction
+from service.store.database import (
+    CommitUnknown,
+    create_pool,
+    is_unavailable,
+    one_statement,
+    transaction,
+)
 from tests.conftest import running_service
 from tests.faults import FaultProxy, Workload, lost_writes, recovery_seconds
 from tests.http import Api
@@ -124,6 +131,41 @@ async def test_a_connection_lost_during_commit_is_reported_as_an_unknown_outcome
                 # From here the COMMIT is held in the proxy until the connection is cut.
                 proxy.delay_s = 1.0
                 asyncio.get_running_loop().create_task(cut_while_committing())
+        proxy.delay_s = 0.0
+        assert await pool.fetchval("SELECT count(*) FROM notes") == 0
+    finally:
+        await pool.close()
+        await proxy.close()
+
+
+async def test_a_connection_lost_during_a_one_statement_write_is_an_unknown_outcome(
+    fresh_database_url: str,
+) -> None:
+    """Outside a transaction the writing statement is its own commit: losing the connection
+    while it runs leaves the outcome unknown; inside one, nothing was committed yet."""
+    proxy = FaultProxy(fresh_database_url)
+    await proxy.start()
+    pool = await create_pool(proxy.url, 1, 2, 5.0)
+    try:
+        await pool.execute("CREATE TABLE notes (note text)")
+
+        async def cut_soon() -> None:
+            await asyncio.sleep(0.1)
+            proxy.cut()
+
+        async def write(conn: asyncpg.Connection) -> None:
+            proxy.delay_s = 1.0
+            asyncio.get_running_loop().create_task(cut_soon())
+            await one_statement(conn, "INSERT INTO notes VALUES ('maybe') RETURNING 1")
+
+        with pytest.raises(CommitUnknown):
+            async with pool.acquire() as conn:
+                await write(conn)
+        proxy.delay_s = 0.0
+        with pytest.raises(Exception) as raised:
+            async with transaction(pool) as conn:
+                await write(conn)
+        assert not isinstance(raised.value, CommitUnknown) and is_unavailable(raised.value)
         proxy.delay_s = 0.0
         assert await pool.fetchval("SELECT count(*) FROM notes") == 0
     finally:
