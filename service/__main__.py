@@ -31,6 +31,12 @@ def _simulate(args: argparse.Namespace) -> int:
     return simulate_main(args.args)
 
 
+def _balance(args: argparse.Namespace) -> int:
+    from service.cli.balance import main as balance_main
+
+    return balance_main(args.args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m service", description="The cryptid autobattler and match backend."
@@ -46,14 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     simulate.set_defaults(run=_simulate)
+    balance = commands.add_parser(
+        "balance",
+        help="win rates of every build against every other: balance [-n N] [--level L] [--json]",
+        add_help=False,
+    )
+    balance.set_defaults(run=_balance)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    # `simulate` parses its own options; every other command takes none beyond its own.
+    # `simulate` and `balance` parse their own options; `serve` takes none.
     args, rest = parser.parse_known_args(argv)
-    if args.run is _simulate:
+    if args.run in (_simulate, _balance):
         args.args = rest
     elif rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
