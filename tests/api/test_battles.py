@@ -30,7 +30,7 @@ async def test_battle_shows_result_both_snapshots_seed_and_pairing(
     assert len(battle["player"]["cryptids"]) >= 1
     assert battle["winner"] in ("player", "ghost", "draw")
     assert 0 <= battle["seed"] < 2**64
-    assert battle["ruleset"] == "cryptids-2026.12"
+    assert battle["ruleset"] == "cryptids-2027.01"  # a new run plays the default
 
 
 async def test_replay_is_readable_by_both_players_and_nobody_else(

@@ -28,7 +28,7 @@ async def test_simulate_answers_the_engines_result_and_replay(api: Api, fmt: str
         load_ruleset(), 42, [("mothman", 0, 2), ("trauco", 1, 1)], [("nahual", 0, 1)]
     )
     body = answer.body
-    assert body["ruleset"] == "cryptids-2026.12"
+    assert body["ruleset"] == "cryptids-2027.01"  # the default
     assert (body["seed"], body["winner"], body["rolls"]) == (42, expected.winner, expected.rolls)
     assert body["health"] == {"a": expected.health_a, "b": expected.health_b}
     assert expected.replay is not None
@@ -93,8 +93,8 @@ async def test_simulate_needs_a_player(api: Api) -> None:
 
 async def test_content_is_public_and_names_the_ruleset(api: Api) -> None:
     content = (await api.get("/v1/content/cryptids", fmt="msgpack")).body
-    assert content["ruleset"] == "cryptids-2026.12"
-    assert "cryptids-2026.12" in content["rulesets"]
+    assert content["ruleset"] == "cryptids-2027.01"
+    assert {"cryptids-2026.12", "cryptids-2027.01"} <= set(content["rulesets"])
     assert len(content["species"]) >= 30
     assert {s["tier"] for s in content["species"]} == {1, 2, 3, 4, 5, 6}
     mothman = next(s for s in content["species"] if s["id"] == "mothman")

@@ -23,7 +23,7 @@ def test_replay_header_and_wire_shape() -> None:
     assert result.replay is not None
     wire = result.replay.to_wire()
     assert list(wire) == ["format", "ruleset", "seed", "a", "b", "events", "hashes"]
-    assert wire["ruleset"] == "cryptids-2026.12" and wire["seed"] == 7
+    assert wire["ruleset"] == RULESET.id and wire["seed"] == 7
     assert wire["a"] == [list(p) for p in A] and wire["b"] == [list(p) for p in B]
     assert all(isinstance(e, tuple) and isinstance(e[0], str) for e in wire["events"])
     assert len(wire["hashes"]) == result.rolls
@@ -38,7 +38,7 @@ def test_result_wire_shape_with_and_without_replay() -> None:
     result = simulate(RULESET, 7, A, B)
     wire = result_to_wire(result, include_replay=False)
     assert wire == {
-        "ruleset": "cryptids-2026.12",
+        "ruleset": RULESET.id,
         "seed": 7,
         "winner": result.winner,
         "reason": result.reason,

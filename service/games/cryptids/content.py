@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-DEFAULT_RULESET = "cryptids-2026.12"
+# New runs, simulations and the catalogue use this one; a stored run or battle keeps its own.
+DEFAULT_RULESET = "cryptids-2027.01"
 
 ROLL_TRIGGERS = ("every_roll", "doubles", "odd", "even")
 PARAM_TRIGGERS = ("face", "sum", "sum_at_least", "sum_at_most")
