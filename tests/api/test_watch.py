@@ -53,7 +53,8 @@ RESIMULATE_CORPUS = """async ([corpusText]) => {
 # and hash by hash, then verified whole and with one damage amount altered.
 COMPARE_REPLAYS = """async ([replays]) => {
     const { simulate, verify, parseReplay } = await import("/watch/assets/resim.js");
-    const content = await (await fetch("/v1/content/cryptids")).json();
+    const ruleset = parseReplay(replays[0]).ruleset;  // the corpus's, not the default
+    const content = await (await fetch(`/v1/content/cryptids?ruleset=${ruleset}`)).json();
     const out = [];
     for (const text of replays) {
         const server = parseReplay(text);
