@@ -1,4 +1,6 @@
-"""`balance [-n N] [--level L] [--size S] [--ruleset ID] [--seed S] [--workers W] [--json]`.
+"""`balance [-n N] [--level L] [--size S] [--tiers T,..] [--species S,..] [--all] [--json]`.
+
+Also `--ruleset ID`, `--seed S` and `--workers W` (default: every core).
 
 Win rates of every build (a species with one of its two abilities) against every other, at
 equal cost and level: each warband is `size` copies of one build at level `level`. Every cryptid
@@ -171,8 +173,8 @@ def render(result: Table) -> str:
     lines = [
         f"{result['ruleset']}: {len(entries)} builds, {result['size']} cryptids at level "
         f"{result['level']} a side, {result['battles_per_pair']} battles per pair, seed "
-        f"{result['seed']}. Row's win rate (%) against column; a draw counts half; "
-        "diagonal: side A in the mirror.",
+        f"{result['seed']}.",
+        "Row's win rate (%) against column; a draw counts half; diagonal: side A in the mirror.",
         f"{'':>3} {'build':<{width}} {'mean':>5}  "
         + " ".join(f"{j + 1:>3}" for j in range(len(entries))),
     ]
@@ -190,7 +192,11 @@ def render(result: Table) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m service balance", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m service balance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("-n", "--battles", type=int, default=DEFAULT_BATTLES, help="per pair")
     parser.add_argument("--level", type=int, default=1, help="level of every cryptid")
     parser.add_argument("--size", type=int, help="cryptids a side (default: the board size)")
@@ -223,7 +229,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
             ("--level", args.level, 1, ruleset.run.max_level),
             ("--size", size, 1, ruleset.battle.board_size),
             ("--seed", args.seed, 0, 2**64 - 1),
-            ("--workers", args.workers or 1, 1, 1024),
+            ("--workers", 1 if args.workers is None else args.workers, 1, 1024),
         )
         if not low <= value <= high
     ]

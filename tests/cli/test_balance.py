@@ -71,8 +71,8 @@ def test_the_text_table_has_a_row_per_build_and_names_the_extremes() -> None:
     lines = out.getvalue().splitlines()
     ruleset = load_ruleset()
     tier_two = [b for b in builds(ruleset) if ruleset.species[b.species].tier == 2]
-    assert len(lines) == 2 + len(tier_two) + 1
-    assert [line.split()[1] for line in lines[2:-1]] == [b.label for b in tier_two]
+    assert len(lines) == 3 + len(tier_two) + 1
+    assert [line.split()[1] for line in lines[3:-1]] == [b.label for b in tier_two]
     assert lines[-1].startswith("weakest: ")
 
 
