@@ -40,7 +40,7 @@ from service.api.keys import (
     SETTINGS,
     TOKENS,
 )
-from service.api.middleware import request_context
+from service.api.middleware import request_context, tag_instance
 from service.api.openapi import build_document
 from service.api.ratelimit import RateLimiter
 from service.config import Settings
@@ -157,6 +157,7 @@ def create_app(settings: Settings) -> web.Application:
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
     app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
     register(app, tables)
+    app.on_response_prepare.append(tag_instance)
     app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper])
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.

@@ -2,8 +2,9 @@
 
 import os
 import secrets
+import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -56,6 +57,10 @@ def _kept_secret(data_dir: Path, filename: str) -> str:
     return value
 
 
+def _default_instance_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -91,6 +96,8 @@ class Settings:
     log_requests: str = "all"
     workers: int = 1
     bench_floor: bool = False
+    # Sent as X-Instance on every answer: which instance behind a load balancer answered.
+    instance_id: str = field(default_factory=_default_instance_id)
 
     @property
     def pgdata(self) -> Path:
@@ -135,4 +142,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_requests=log_requests,
         workers=_int(env, "WORKERS", 1, minimum=1),
         bench_floor=_flag(env, "BENCH_FLOOR"),
+        instance_id=env.get("INSTANCE_ID") or _default_instance_id(),
     )

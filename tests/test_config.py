@@ -1,3 +1,5 @@
+import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -29,3 +31,10 @@ def test_environment_overrides_defaults(tmp_path: Path) -> None:
 def test_unusable_setting_is_named(tmp_path: Path, name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         load_settings({"DATA_DIR": str(tmp_path), name: value})
+
+
+def test_instance_id_is_given_or_the_host_and_process(tmp_path: Path) -> None:
+    named = load_settings({"DATA_DIR": str(tmp_path), "INSTANCE_ID": "eu-1"})
+    unnamed = load_settings({"DATA_DIR": str(tmp_path)})
+    assert named.instance_id == "eu-1"
+    assert unnamed.instance_id == f"{socket.gethostname()}-{os.getpid()}"

@@ -1,4 +1,4 @@
-"""Request ids, one log line per request, and every failure turned into the error shape."""
+"""Request ids, the instance tag, a log line per request, every failure in the error shape."""
 
 import re
 import time
@@ -15,6 +15,7 @@ from service.store.database import CommitUnknown, is_unavailable
 from service.usecases.errors import ServiceError
 
 REQUEST_ID_HEADER = "X-Request-Id"
+INSTANCE_HEADER = "X-Instance"
 _VALID_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 
 _HTTP_CODES = {
@@ -54,6 +55,11 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException) -> ApiErr
 def _error_response(request: web.Request, error: ServiceError) -> web.Response:
     headers = error.headers if isinstance(error, ApiError) else None
     return codec.respond(request, error_body(error), status_of(error), headers)
+
+
+async def tag_instance(request: web.Request, response: web.StreamResponse) -> None:
+    """On every answer, WebSocket handshakes included: which instance gave it."""
+    response.headers[INSTANCE_HEADER] = request.app[SETTINGS].instance_id
 
 
 @web.middleware

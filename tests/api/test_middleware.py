@@ -100,3 +100,9 @@ async def test_unexpected_error_is_500_in_the_error_shape_without_a_trace(
     assert answer.body["error"]["details"]["request_id"] == answer.headers["X-Request-Id"]
     assert b"secret internals" not in answer.raw
     assert b"Traceback" not in answer.raw
+
+
+async def test_every_answer_names_the_instance_that_gave_it(api: Api, settings: Settings) -> None:
+    for path in ("/healthz", "/v1/nowhere", "/ops"):
+        answer = await api.get(path)
+        assert answer.headers["X-Instance"] == settings.instance_id, path
