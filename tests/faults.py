@@ -82,7 +82,8 @@ class FaultProxy:
         writer.transport.abort()
 
 
-RETRIED = {503, 429}
+# 502: a load balancer whose instance went away with the request (tests/runtime/test_cluster.py).
+RETRIED = {502, 503, 429}
 
 
 @dataclass
