@@ -1,4 +1,4 @@
-# The two commands of the quick start: `make serve` and `make test`.
+# The two commands of the quick start, `make serve` and `make test`, and `make cluster`.
 # Each creates the virtual environment in ./.venv on first use.
 
 PYTHON ?= python3
@@ -8,8 +8,10 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 PGBOUNCER := /usr/sbin/pgbouncer
 CRD_VALIDATOR := tests/deploy/crd/node_modules/.package-lock.json
+NGINX := /usr/sbin/nginx
+CLUSTER_INSTANCES ?= 2
 
-.PHONY: serve test lint bench
+.PHONY: serve cluster test lint bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,14 +22,19 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(BIN)/python -m service serve
 
+# PostgreSQL, PgBouncer, CLUSTER_INSTANCES instances and nginx on 127.0.0.1, until Ctrl-C.
+cluster: $(STAMP) $(PGBOUNCER) $(NGINX)
+	$(BIN)/python -m service.runtime.cluster --instances $(CLUSTER_INSTANCES)
+
 # The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own
-# here); the pooler test starts Debian's PgBouncer.
-$(CHROMIUM) $(PGBOUNCER):
+# here); the pooler and cluster tests, and `make cluster`, start Debian's PgBouncer and nginx.
+# Each program's Debian package has its name.
+$(CHROMIUM) $(PGBOUNCER) $(NGINX):
 	@if [ "$$(id -u)" = 0 ]; then \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium pgbouncer; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(notdir $@); \
 	else \
-		echo "the tests need Debian's chromium and pgbouncer: sudo apt-get install chromium pgbouncer" >&2; \
+		echo "this needs Debian's $(notdir $@): sudo apt-get install $(notdir $@)" >&2; \
 		exit 1; \
 	fi
 
@@ -51,7 +58,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(CHROMIUM) $(PGBOUNCER) $(CRD_VALIDATOR)
+test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(CRD_VALIDATOR)
 	$(BIN)/python -m pytest -q
 
 # The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.

@@ -245,7 +245,7 @@ def _start_bouncer(run_dir: Path, database_url: str) -> tuple[Process, str]:
 
 def _start_nginx(run_dir: Path, port: int, instances: list[Instance]) -> Process:
     prefix = run_dir / "nginx"
-    (prefix / "temp").mkdir(parents=True, exist_ok=True)
+    prefix.mkdir(exist_ok=True)
     conf = prefix / "nginx.conf"
     servers = " ".join(f"server {HOST}:{i.port};" for i in instances)
     conf.write_text(

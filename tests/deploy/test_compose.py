@@ -1,0 +1,117 @@
+"""deploy/compose.yaml refers to files that exist, and to the nginx and PgBouncer files that the
+local topology (service.runtime.cluster) runs; the nginx file, rendered, passes `nginx -t`.
+
+The compose file is read with PyYAML: `docker compose config` would need the compose plugin,
+which a test machine rarely has.
+"""
+
+import configparser
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from service.runtime import cluster
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    return loaded
+
+
+def _mounts(service: dict[str, Any]) -> dict[str, Path]:
+    """Container path -> the file of the repository mounted there."""
+    mounts = {}
+    for volume in service.get("volumes", []):
+        source, target = volume.split(":")[:2]
+        mounts[target] = (DEPLOY / source).resolve()
+    return mounts
+
+
+def _bouncer_ini() -> configparser.ConfigParser:
+    ini = configparser.ConfigParser(comment_prefixes=(";",), interpolation=None)
+    ini.read_string(cluster.PGBOUNCER_INI.read_text())
+    return ini
+
+
+def test_every_file_the_compose_file_refers_to_exists(compose: dict[str, Any]) -> None:
+    built = 0
+    for name, service in compose["services"].items():
+        build = service.get("build")
+        if build is not None and "dockerfile_inline" not in build:
+            context = (DEPLOY / build["context"]).resolve()
+            assert (context / build["dockerfile"]).is_file(), name
+            built += 1
+        for target, source in _mounts(service).items():
+            assert source.is_file(), f"{name}: {source} (mounted at {target}) is missing"
+    assert built == 1
+
+
+def test_the_app_runs_three_instances_through_pgbouncer(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    app = services["app"]
+    assert app["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
+    assert app["deploy"]["replicas"] == 3
+    env = app["environment"]
+    assert (env["HOST"], env["WORKERS"], env["DB_STATEMENT_CACHE_SIZE"]) == ("0.0.0.0", 1, 0)
+    assert env["SECRET_KEY"] and env["OPS_TOKEN"]
+    bouncer = _bouncer_ini()
+    pooled, direct = urlsplit(env["DATABASE_URL"]), urlsplit(env["LISTEN_DATABASE_URL"])
+    assert (pooled.hostname, pooled.port) == ("pgbouncer", int(bouncer["pgbouncer"]["listen_port"]))
+    assert bouncer["pgbouncer"]["pool_mode"] == "transaction"
+    # PgBouncer's [databases] line and the LISTEN connection both reach the db service.
+    assert f"host={direct.hostname} port={direct.port}" in bouncer["databases"]["*"]
+    assert direct.hostname in services
+    user, password = cluster.PGBOUNCER_USERS.read_text().split()[:2]
+    assert (f'"{pooled.username}"', f'"{pooled.password}"') == (user, password)
+    assert services["db"]["environment"]["POSTGRES_PASSWORD"] == direct.password == pooled.password
+
+
+def test_pgbouncer_runs_the_topologys_files(compose: dict[str, Any]) -> None:
+    pgbouncer = compose["services"]["pgbouncer"]
+    mounts = _mounts(pgbouncer)
+    config = pgbouncer["command"][-1]
+    assert mounts[config] == cluster.PGBOUNCER_INI
+    assert mounts[_bouncer_ini()["pgbouncer"]["auth_file"]] == cluster.PGBOUNCER_USERS
+
+
+def test_nginx_runs_the_topologys_file_with_every_name_filled_in(compose: dict[str, Any]) -> None:
+    nginx = compose["services"]["nginx"]
+    env = nginx["environment"]
+    (template,) = (t for t, source in _mounts(nginx).items() if source == cluster.NGINX_CONF)
+    # The image renders /etc/nginx/templates/X.template into NGINX_ENVSUBST_OUTPUT_DIR/X.
+    assert template == "/etc/nginx/templates/nginx.conf.template"
+    assert env["NGINX_ENVSUBST_OUTPUT_DIR"] == "/etc/nginx"
+    names = set(re.findall(r"\$\{(\w+)\}", cluster.NGINX_CONF.read_text()))
+    assert names == {"NGINX_LISTEN", "NGINX_SERVERS"}
+    for name in names:
+        assert name in env and re.search(env["NGINX_ENVSUBST_FILTER"], name), name
+    assert env["NGINX_SERVERS"] == "server app:8080;"
+
+
+def test_the_rendered_nginx_file_passes_nginx_t(tmp_path: Path) -> None:
+    rendered = cluster.render(
+        cluster.NGINX_CONF.read_text(),
+        {"NGINX_LISTEN": "127.0.0.1:8080", "NGINX_SERVERS": "server 127.0.0.1:8081;"},
+    )
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(rendered)
+    checked = subprocess.run(
+        cluster.nginx_command(tmp_path, conf, "-t"), capture_output=True, text=True, check=False
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert "test is successful" in checked.stderr
+    # nginx's own variables are left for nginx.
+    assert "$http_upgrade" in rendered and "${" not in rendered
+
+
+def test_a_name_left_without_a_value_is_refused() -> None:
+    with pytest.raises(cluster.ClusterError, match="NGINX_SERVERS"):
+        cluster.render(cluster.NGINX_CONF.read_text(), {"NGINX_LISTEN": "8080"})
