@@ -5,7 +5,9 @@ concurrencies in msgpack and JSON, with one worker and with two; the end-turn lo
 with a pre-filled pairing pool; match actions over HTTP at several numbers of concurrent
 matches; each worker's peak memory; then the issue targets, each checked against this run.
 `--pairing` adds the pairing query against a million snapshots (bench.pairing) and the
-end-turn loop against a million-snapshot pool (a few minutes more).
+end-turn loop against a million-snapshot pool (a few minutes more). `--cluster` measures
+instead the battle endpoint, end-turn and match actions through nginx with 1, 2 and 3
+instances (bench.cluster).
 """
 
 import argparse
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import engine, http, pairing, targets
+from bench import cluster, engine, http, pairing, targets
 from bench.table import format_table
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
@@ -312,7 +314,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pairing", action="store_true", help="add the pairing query on a million snapshots"
     )
+    parser.add_argument(
+        "--cluster", action="store_true", help="instead: 1, 2 and 3 instances behind nginx"
+    )
     args = parser.parse_args(argv)
+    if args.cluster:
+        print(format_table(cluster.run(cluster.SMOKE if args.smoke else cluster.FULL)))
+        return 0
     rows, checked = run(SMOKE if args.smoke else FULL, args.pairing)
     print(format_table(rows))
     print()
