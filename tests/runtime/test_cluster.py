@@ -94,7 +94,7 @@ async def test_a_websocket_on_one_instance_gets_the_push_of_an_action_sent_to_th
     cluster: Cluster,
 ) -> None:
     first, second = cluster.instances
-    async with client(first.url) as (one, _), client(second.url) as (two, seen):
+    async with client(first.url) as (one, handshakes), client(second.url) as (two, seen):
         a, b = await new_players(two, 2)
         tokens = [a, b]
         match_id = await start_match(two, tokens)
@@ -112,6 +112,7 @@ async def test_a_websocket_on_one_instance_gets_the_push_of_an_action_sent_to_th
     assert pushed["events"] == moved.body["events"] != []
     assert pushed["version"] == moved.body["version"] == mine["version"] + 1
     assert set(seen) == {"instance-2"}
+    assert handshakes == {"instance-1": 1}
 
 
 async def _metric(url: str, name: str) -> float:
