@@ -206,14 +206,18 @@ class Cluster:
         )
 
 
+def _socket_dir(database_url: str) -> Path:
+    """Where the unix socket of a PostgreSQL URL such as the embedded server's is."""
+    return Path(parse_qs(urlsplit(database_url).query)["host"][0])
+
+
 def _bouncer_ini(run_dir: Path, database_url: str, port: int) -> Path:
     """PgBouncer's file for here: the shared one, then what differs on a laptop."""
-    parts = urlsplit(database_url)
-    socket_dir = parse_qs(parts.query)["host"][0]
     ini = run_dir / "pgbouncer.ini"
     ini.write_text(
         f"%include {PGBOUNCER_INI}\n\n"
-        f"[databases]\n* = host={socket_dir} port={parts.port or 5432}\n\n"
+        f"[databases]\n* = host={_socket_dir(database_url)}"
+        f" port={urlsplit(database_url).port or 5432}\n\n"
         f"[pgbouncer]\nlisten_addr = {HOST}\nlisten_port = {port}\n"
         f"auth_file = {PGBOUNCER_USERS}\n"
     )
@@ -234,8 +238,8 @@ def _start_bouncer(run_dir: Path, database_url: str) -> tuple[Process, str]:
     if os.geteuid() == 0:
         # PgBouncer refuses to run as root; the owner of PostgreSQL's socket directory is the
         # one user that may open the socket in it.
-        socket_dir = Path(parse_qs(urlsplit(database_url).query)["host"][0])
-        command[1:1] = ["-u", pwd.getpwuid(socket_dir.stat().st_uid).pw_name]
+        owner = _socket_dir(database_url).stat().st_uid
+        command[1:1] = ["-u", pwd.getpwuid(owner).pw_name]
     process = _spawn(command, run_dir / "pgbouncer.log")
     process.wait_until(_listening(port), "pgbouncer")
     user, password = _bouncer_login()
@@ -285,6 +289,8 @@ def running(
     `env` adds settings for the instances (SWEEP_INTERVAL_SECONDS, RATE_LIMIT_*, ...).
     `database_url`, a PostgreSQL on a unix socket, is used instead of starting the embedded one.
     """
+    if instances < 1:
+        raise ClusterError(f"a cluster needs at least one instance, not {instances}")
     settings = load_settings({**os.environ, "DATA_DIR": str(data_dir)})
     run_dir = settings.data_dir / "cluster"
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -300,9 +306,10 @@ def running(
         stack.callback(bouncer.stop)
 
         names = [f"instance-{n}" for n in range(1, instances + 1)]
+        port = port or free_port()
         cluster = Cluster(
             run_dir=run_dir,
-            balancer_url=f"http://{HOST}:{port or free_port()}",
+            balancer_url=f"http://{HOST}:{port}",
             database_url=database_url,
             bouncer_url=bouncer_url,
             instances=[Instance(name, free_port(), run_dir / f"{name}.log") for name in names],
@@ -325,8 +332,7 @@ def running(
         for instance in cluster.instances:
             cluster.wait_ready(instance)
 
-        balancer_port = int(cluster.balancer_url.rsplit(":", 1)[1])
-        nginx = _start_nginx(run_dir, balancer_port, cluster.instances)
+        nginx = _start_nginx(run_dir, port, cluster.instances)
         # SIGQUIT: nginx's graceful stop.
         stack.callback(nginx.stop, signal.SIGQUIT)
         yield cluster
