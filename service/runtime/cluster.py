@@ -212,14 +212,17 @@ def _socket_dir(database_url: str) -> Path:
 
 
 def _bouncer_ini(run_dir: Path, database_url: str, port: int) -> Path:
-    """PgBouncer's file for here: the shared one, then what differs on a laptop."""
+    """PgBouncer's file for here: the shared one, then what differs on a laptop.
+
+    The shared file ends in its [pgbouncer] section, and these settings go on in it: PgBouncer
+    resets that section to its defaults when a second [pgbouncer] header opens it again.
+    """
     ini = run_dir / "pgbouncer.ini"
     ini.write_text(
-        f"%include {PGBOUNCER_INI}\n\n"
+        f"%include {PGBOUNCER_INI}\n"
+        f"listen_addr = {HOST}\nlisten_port = {port}\nauth_file = {PGBOUNCER_USERS}\n\n"
         f"[databases]\n* = host={_socket_dir(database_url)}"
-        f" port={urlsplit(database_url).port or 5432}\n\n"
-        f"[pgbouncer]\nlisten_addr = {HOST}\nlisten_port = {port}\n"
-        f"auth_file = {PGBOUNCER_USERS}\n"
+        f" port={urlsplit(database_url).port or 5432}\n"
     )
     ini.chmod(0o644)
     return ini

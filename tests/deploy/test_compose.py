@@ -80,6 +80,8 @@ def test_pgbouncer_runs_the_topologys_files(compose: dict[str, Any]) -> None:
     config = pgbouncer["command"][-1]
     assert mounts[config] == cluster.PGBOUNCER_INI
     assert mounts[_bouncer_ini()["pgbouncer"]["auth_file"]] == cluster.PGBOUNCER_USERS
+    # `make cluster` goes on in this section after including the file (see its header).
+    assert _bouncer_ini().sections()[-1] == "pgbouncer"
 
 
 def test_nginx_runs_the_topologys_file_with_every_name_filled_in(compose: dict[str, Any]) -> None:

@@ -208,3 +208,26 @@ def test_the_topology_runs_the_deploy_files(cluster: Cluster, repo_root: Path) -
     assert "${" not in nginx
     for instance in cluster.instances:
         assert f"server 127.0.0.1:{instance.port};" in nginx
+
+
+async def test_pgbouncer_pools_by_transaction(cluster: Cluster) -> None:
+    # A server connection goes back to the pool at the end of each transaction, so a second
+    # client reuses the one the first has just left (PgBouncer reuses the last one freed); in
+    # session mode it would stay with the first client for as long as that one is connected.
+    name = f"probe_{uuid.uuid4().hex}"
+    admin = await asyncpg.connect(cluster.database_url)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        url = make_url(cluster.bouncer_url, name)
+        first, second = [await asyncpg.connect(url, statement_cache_size=0) for _ in range(2)]
+        try:
+            served = [
+                await client.fetchval("SELECT pg_backend_pid()") for client in (first, second)
+            ]
+        finally:
+            await first.close()
+            await second.close()
+    finally:
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        await admin.close()
+    assert served[0] == served[1]
