@@ -4,7 +4,8 @@ Each instance count is a local topology of its own (service.runtime.cluster: Pos
 PgBouncer in transaction mode, instances of one worker, nginx), on one data directory whose
 pairing pool is pre-filled once. Through the balancer it measures the battle endpoint
 (msgpack), the end-turn loop (bench.load) and match actions (below), each the median of a few
-runs that go round the figures; `server us/req` is the instances' CPU per answered request.
+runs that go round the figures; with one instance also the battle endpoint without nginx, for
+what the balancer costs. `server us/req` is the instances' CPU per answered request.
 
 The match-action load generator is here too, a process of its own like bench.load:
 `python -m bench.cluster '{"base_url": ..., "concurrency": N, "seconds": S}'` keeps N
@@ -34,6 +35,7 @@ from bench.table import percentile
 from service.runtime.cluster import Cluster, running
 
 SIMULATE = "/v1/battles/simulate"
+NO_NGINX = "simulate msgpack, no nginx"
 # Never refused, as in the single-instance bench.
 INSTANCE_ENV = {"RATE_LIMIT_PER_SECOND": "1000000000", "RATE_LIMIT_BURST": "1000000000"}
 
@@ -62,11 +64,10 @@ class Figure:
     def median(self, key: str) -> float:
         return float(statistics.median(run[key] for run in self.runs))
 
-    def row(self, one_instance: float) -> dict[str, str]:
+    def row(self, note: str) -> dict[str, str]:
         rates = [run["rate"] for run in self.runs]
         # A 422 is the end-turn loop buying into a full board: the rules refusing, not a failure.
         errors = sum(n for run in self.runs for what, n in run["errors"].items() if what != "422")
-        note = f"{self.median('rate') / one_instance:.2f}x 1 instance"
         return {
             "figure": self.label,
             "instances": str(self.instances),
@@ -81,17 +82,19 @@ class Figure:
         }
 
 
-def _specs(sizes: Sizes) -> list[tuple[str, dict[str, Any]]]:
+def _specs(sizes: Sizes, instances: int) -> list[tuple[str, dict[str, Any]]]:
     timing = {"seconds": sizes.seconds, "warmup": sizes.warmup}
-    return [
-        (
-            "simulate msgpack",
-            {"mode": "simulate", "path": SIMULATE, "format": "msgpack", "corpus": 1000}
-            | {"concurrency": sizes.clients, **timing},
-        ),
+    simulate = {"mode": "simulate", "path": SIMULATE, "format": "msgpack", "corpus": 1000}
+    specs = [
+        ("simulate msgpack", {**simulate, "concurrency": sizes.clients, **timing}),
         ("end-turn (HTTP)", {"mode": "end-turn", "concurrency": sizes.clients, **timing}),
         ("match actions", {"mode": "matches", "concurrency": sizes.clients // 2, **timing}),
     ]
+    if instances == 1:
+        # The same battles sent straight to the instance: what nginx costs, in the same run.
+        direct = {**simulate, "concurrency": sizes.clients, **timing, "direct": True}
+        specs.insert(1, (NO_NGINX, direct))
+    return specs
 
 
 def _cpu_seconds(cluster: Cluster) -> float:
@@ -117,7 +120,8 @@ def _load(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _measure(cluster: Cluster, spec: dict[str, Any]) -> dict[str, Any]:
     before = _cpu_seconds(cluster)
-    result = _load({**spec, "base_url": cluster.balancer_url})
+    base_url = cluster.instances[0].url if spec.get("direct") else cluster.balancer_url
+    result = _load({**spec, "base_url": base_url})
     result["server_us"] = (_cpu_seconds(cluster) - before) / max(1, result["completed"]) * 1e6
     return result
 
@@ -132,7 +136,8 @@ async def _prefill(database_url: str, snapshots: int) -> None:
 
 def run(sizes: Sizes) -> list[dict[str, str]]:
     figures = [
-        [Figure(label, count, spec) for label, spec in _specs(sizes)] for count in sizes.instances
+        [Figure(label, count, spec) for label, spec in _specs(sizes, count)]
+        for count in sizes.instances
     ]
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as folder:
         for count, row in zip(sizes.instances, figures, strict=True):
@@ -144,10 +149,15 @@ def run(sizes: Sizes) -> list[dict[str, str]]:
                 for _ in range(sizes.repeats):
                     for figure in row:
                         figure.runs.append(_measure(cluster, figure.spec))
+    one = {figure.label: figure.median("rate") for figure in figures[0]}
     return [
-        figure.row(one_instance=first.median("rate"))
+        figure.row(
+            f"with nginx: {one['simulate msgpack'] / one[NO_NGINX]:.2f}x"
+            if figure.label == NO_NGINX
+            else f"{figure.median('rate') / one[figure.label]:.2f}x 1 instance"
+        )
         for row in figures
-        for figure, first in zip(row, figures[0], strict=True)
+        for figure in row
     ]
 
 
