@@ -7,10 +7,10 @@ def test_cluster_benchmark_smoke_measures_every_figure_at_each_instance_count() 
     assert figures == [
         ("simulate msgpack", "1"),
         ("simulate msgpack, no nginx", "1"),
-        ("end-turn (HTTP)", "1"),
+        ("end-turn, fitting buys", "1"),
         ("match actions", "1"),
         ("simulate msgpack", "2"),
-        ("end-turn (HTTP)", "2"),
+        ("end-turn, fitting buys", "2"),
         ("match actions", "2"),
     ]
     # Every figure answered without a failure: a failing path cannot pass for a fast one.
