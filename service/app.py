@@ -2,7 +2,7 @@
 
 Every resource is opened and closed by a context in `cleanup_ctx`, in the order it needs the
 others: the database pool first, then what uses it (pool gauges, the push hub's LISTEN
-connection, the sweeper), which stop in the reverse order.
+connection, the sweeper, the partition keeper), which stop in the reverse order.
 """
 
 import asyncio
@@ -47,6 +47,7 @@ from service.config import Settings
 from service.runtime.metrics import sample_pool
 from service.store.database import apply_schema, create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
+from service.store.partitions import keep_ahead
 from service.usecases import catalogue
 from service.usecases.matches import lobby
 from service.usecases.matches.sweeper import run_sweeper
@@ -135,6 +136,12 @@ async def _sweeper(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _partitions(app: web.Application) -> AsyncIterator[None]:
+    """Tomorrow's partitions of snapshots and battles, made well before they are needed."""
+    async with _running(keep_ahead(app[POOL])):
+        yield
+
+
 def _loadout_schemas() -> dict[str, Any]:
     """Each game's loadout schema, as components `Loadout_<game>` of the OpenAPI document."""
     return {
@@ -158,7 +165,7 @@ def create_app(settings: Settings) -> web.Application:
     app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
     register(app, tables)
     app.on_response_prepare.append(tag_instance)
-    app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper])
+    app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper, _partitions])
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.
     app.on_shutdown.append(matches.close_sockets)

@@ -45,61 +45,6 @@ def _row(row: asyncpg.Record) -> BattleRow:
     return BattleRow(**{**dict(row), "seed": int(row["seed"])})
 
 
-async def insert(
-    conn: asyncpg.Connection,
-    *,
-    run_id: UUID,
-    round_: int,
-    player_snapshot_id: int,
-    ghost_snapshot_id: int,
-    ghost_player_id: UUID | None,
-    ruleset: str,
-    seed: int,
-    pairing: str,
-    rating_gap: int,
-    pairing_ms: float,
-    winner: str,
-    rolls: int,
-    health_player: int,
-    health_ghost: int,
-    rating_change: float,
-    lives_after: int,
-    wins_after: int,
-    status_after: str,
-    rating_pending: float,
-) -> int:
-    battle_id: int = await conn.fetchval(
-        """
-        INSERT INTO battles (run_id, round, player_snapshot_id, ghost_snapshot_id, ghost_player_id,
-            ruleset, seed, pairing, rating_gap, pairing_ms, winner, rolls, health_player,
-            health_ghost, rating_change, lives_after, wins_after, status_after, rating_pending)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-            $19)
-        RETURNING battle_id
-        """,
-        run_id,
-        round_,
-        player_snapshot_id,
-        ghost_snapshot_id,
-        ghost_player_id,
-        ruleset,
-        seed,
-        pairing,
-        rating_gap,
-        pairing_ms,
-        winner,
-        rolls,
-        health_player,
-        health_ghost,
-        rating_change,
-        lives_after,
-        wins_after,
-        status_after,
-        rating_pending,
-    )
-    return battle_id
-
-
 async def of_round(conn: asyncpg.Connection, run_id: UUID, round_: int) -> BattleRow | None:
     row = await conn.fetchrow(_SELECT + " WHERE b.run_id = $1 AND b.round = $2", run_id, round_)
     return None if row is None else _row(row)

@@ -30,11 +30,60 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 0;
 
 CREATE INDEX IF NOT EXISTS runs_player_idx ON runs (player_id, created_at DESC);
 
+-- Snapshots and battles are partitioned by day of created_at (UTC), so that the pairing query
+-- reads only the partitions of the pool's time-to-live and old days can be detached whole
+-- (`python -m service partitions`). A partitioned table's keys must hold its partition key, and
+-- PostgreSQL before 17 has no identity columns on one: ids come from sequences owned by their
+-- columns (pg_get_serial_sequence still finds them) and keys are (id, created_at).
+--
+-- Databases made before are converted in place, in three steps around the CREATE TABLEs below:
+-- the old tables step aside as plain tables, the new ones are created, and the old ones are
+-- attached as a partition `<table>_legacy` holding every row until the end of that day. The
+-- constraints are named as the old ones were, so that both kinds of database read the same.
+DO $$
+DECLARE
+    next_snapshot bigint;
+    next_battle bigint;
+BEGIN
+    IF (SELECT relkind FROM pg_class WHERE oid = to_regclass('snapshots')) IS DISTINCT FROM 'r' THEN
+        RETURN;
+    END IF;
+    LOCK TABLE snapshots, battles IN ACCESS EXCLUSIVE MODE;
+    next_snapshot := nextval(pg_get_serial_sequence('snapshots', 'snapshot_id'));
+    next_battle := nextval(pg_get_serial_sequence('battles', 'battle_id'));
+    ALTER TABLE battles DROP CONSTRAINT battles_player_snapshot_id_fkey,
+                        DROP CONSTRAINT battles_ghost_snapshot_id_fkey,
+                        DROP CONSTRAINT battles_pkey,
+                        DROP CONSTRAINT battles_run_id_round_key,
+                        ALTER COLUMN battle_id DROP IDENTITY,
+                        ADD COLUMN player_snapshot_at timestamptz,
+                        ADD COLUMN ghost_snapshot_at timestamptz;
+    ALTER TABLE snapshots DROP CONSTRAINT snapshots_pkey,
+                          DROP CONSTRAINT snapshots_run_id_round_key,
+                          ALTER COLUMN snapshot_id DROP IDENTITY;
+    UPDATE battles b SET player_snapshot_at = p.created_at, ghost_snapshot_at = g.created_at
+      FROM snapshots p, snapshots g
+     WHERE p.snapshot_id = b.player_snapshot_id AND g.snapshot_id = b.ghost_snapshot_id;
+    ALTER TABLE battles ALTER COLUMN player_snapshot_at SET NOT NULL,
+                        ALTER COLUMN ghost_snapshot_at SET NOT NULL;
+    ALTER TABLE snapshots RENAME TO snapshots_legacy;
+    ALTER TABLE battles RENAME TO battles_legacy;
+    -- Index names are per schema: the new tables' indexes take the old names.
+    ALTER INDEX snapshots_pairing_idx RENAME TO snapshots_legacy_pairing_idx;
+    ALTER INDEX battles_ghost_player_idx RENAME TO battles_legacy_ghost_player_idx;
+    ALTER INDEX battles_created_idx RENAME TO battles_legacy_created_idx;
+    ALTER TABLE snapshots_legacy ADD PRIMARY KEY (snapshot_id, created_at);
+    ALTER TABLE battles_legacy ADD PRIMARY KEY (battle_id, created_at);
+    EXECUTE format('CREATE SEQUENCE snapshots_snapshot_id_seq START %s', next_snapshot);
+    EXECUTE format('CREATE SEQUENCE battles_battle_id_seq START %s', next_battle);
+END $$;
+
 -- Immutable warbands, one per (run, round). Bot ghosts are snapshots without a run.
+CREATE SEQUENCE IF NOT EXISTS snapshots_snapshot_id_seq;
 CREATE TABLE IF NOT EXISTS snapshots (
-    snapshot_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    run_id      uuid REFERENCES runs (run_id),
-    player_id   uuid REFERENCES players (player_id),
+    snapshot_id bigint NOT NULL DEFAULT nextval('snapshots_snapshot_id_seq'),
+    run_id      uuid CONSTRAINT snapshots_run_id_fkey REFERENCES runs (run_id),
+    player_id   uuid CONSTRAINT snapshots_player_id_fkey REFERENCES players (player_id),
     round       integer NOT NULL,
     ruleset     text NOT NULL,
     rating      integer NOT NULL,
@@ -43,28 +92,38 @@ CREATE TABLE IF NOT EXISTS snapshots (
     warband     jsonb NOT NULL,
     is_bot      boolean NOT NULL DEFAULT false,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (run_id, round)
-);
+    PRIMARY KEY (snapshot_id, created_at)
+) PARTITION BY RANGE (created_at);
+ALTER SEQUENCE snapshots_snapshot_id_seq OWNED BY snapshots.snapshot_id;
 
 -- Pairing walks this index up and down from the player's rating (store/snapshots.py); the
 -- included columns let it filter by age and owner without touching the table.
 CREATE INDEX IF NOT EXISTS snapshots_pairing_idx ON snapshots (ruleset, round, rating, snapshot_id)
     INCLUDE (created_at, player_id) WHERE NOT is_bot;
+CREATE INDEX IF NOT EXISTS snapshots_run_round_idx ON snapshots (run_id, round);
 
--- Resolved battles: their inputs (snapshots, ruleset, seed) and what they gave.
+-- Resolved battles: their inputs (snapshots, ruleset, seed) and what they gave. A snapshot is
+-- named by its key, id and creation time, so that a battle's snapshots are found in one
+-- partition each, and a partition that kept battles refer to cannot be detached. Snapshots
+-- are never re-dated by the service; when someone does (an operator, a test ageing the pool),
+-- the battles follow.
+CREATE SEQUENCE IF NOT EXISTS battles_battle_id_seq;
 CREATE TABLE IF NOT EXISTS battles (
-    battle_id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    run_id             uuid NOT NULL REFERENCES runs (run_id),
+    battle_id          bigint NOT NULL DEFAULT nextval('battles_battle_id_seq'),
+    run_id             uuid NOT NULL CONSTRAINT battles_run_id_fkey REFERENCES runs (run_id),
     round              integer NOT NULL,
-    player_snapshot_id bigint NOT NULL REFERENCES snapshots (snapshot_id),
-    ghost_snapshot_id  bigint NOT NULL REFERENCES snapshots (snapshot_id),
-    ghost_player_id    uuid REFERENCES players (player_id),
+    player_snapshot_id bigint NOT NULL,
+    player_snapshot_at timestamptz NOT NULL,
+    ghost_snapshot_id  bigint NOT NULL,
+    ghost_snapshot_at  timestamptz NOT NULL,
+    ghost_player_id    uuid CONSTRAINT battles_ghost_player_id_fkey REFERENCES players (player_id),
     ruleset            text NOT NULL,
     seed               numeric(20, 0) NOT NULL,
     pairing            text NOT NULL,
     rating_gap         integer NOT NULL,
     pairing_ms         real NOT NULL,
-    winner             text NOT NULL CHECK (winner IN ('player', 'ghost', 'draw')),
+    winner             text NOT NULL
+                       CONSTRAINT battles_winner_check CHECK (winner IN ('player', 'ghost', 'draw')),
     rolls              integer NOT NULL,
     health_player      integer NOT NULL,
     health_ghost       integer NOT NULL,
@@ -75,11 +134,103 @@ CREATE TABLE IF NOT EXISTS battles (
     status_after       text NOT NULL,
     rating_pending     double precision NOT NULL,
     created_at         timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (run_id, round)
-);
+    PRIMARY KEY (battle_id, created_at),
+    CONSTRAINT battles_player_snapshot_fkey FOREIGN KEY (player_snapshot_id, player_snapshot_at)
+        REFERENCES snapshots (snapshot_id, created_at) ON UPDATE CASCADE,
+    CONSTRAINT battles_ghost_snapshot_fkey FOREIGN KEY (ghost_snapshot_id, ghost_snapshot_at)
+        REFERENCES snapshots (snapshot_id, created_at) ON UPDATE CASCADE
+) PARTITION BY RANGE (created_at);
+ALTER SEQUENCE battles_battle_id_seq OWNED BY battles.battle_id;
 
+CREATE INDEX IF NOT EXISTS battles_run_round_idx ON battles (run_id, round);
 CREATE INDEX IF NOT EXISTS battles_ghost_player_idx ON battles (ghost_player_id);
 CREATE INDEX IF NOT EXISTS battles_created_idx ON battles (created_at);
+
+-- The old tables join as one partition each, up to the end of the day of the conversion; the
+-- daily partitions begin there. Their indexes that match the new ones are taken as they are.
+DO $$
+DECLARE
+    boundary timestamptz := (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day')
+                            AT TIME ZONE 'UTC';
+BEGIN
+    IF to_regclass('snapshots_legacy') IS NULL
+       OR (SELECT relispartition FROM pg_class WHERE oid = to_regclass('snapshots_legacy')) THEN
+        RETURN;
+    END IF;
+    EXECUTE format('ALTER TABLE snapshots ATTACH PARTITION snapshots_legacy'
+                   ' FOR VALUES FROM (MINVALUE) TO (%L)', boundary);
+    EXECUTE format('ALTER TABLE battles ATTACH PARTITION battles_legacy'
+                   ' FOR VALUES FROM (MINVALUE) TO (%L)', boundary);
+END $$;
+
+-- One battle, and one snapshot, per (run, round). Without a global unique index, a unique key
+-- on a partitioned table must hold created_at, and two attempts at one turn are two
+-- transactions with two created_at, so such a key would not see the second. Instead a row
+-- takes its run's row lock (an end-turn already holds it) and looks for the round's row in the
+-- partitions since the run began; under the lock no concurrent insert can slip past the look.
+-- (The table is the trigger's argument: TG_TABLE_NAME names the partition.)
+CREATE OR REPLACE FUNCTION once_per_round() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    began timestamptz;
+    taken boolean;
+BEGIN
+    SELECT created_at INTO began FROM runs WHERE run_id = NEW.run_id FOR NO KEY UPDATE;
+    IF TG_ARGV[0] = 'battles' THEN
+        taken := EXISTS (SELECT 1 FROM battles
+                          WHERE run_id = NEW.run_id AND round = NEW.round AND created_at >= began);
+    ELSE
+        taken := EXISTS (SELECT 1 FROM snapshots
+                          WHERE run_id = NEW.run_id AND round = NEW.round AND created_at >= began);
+    END IF;
+    IF taken THEN
+        RAISE unique_violation USING
+            MESSAGE = format('%s of run %s, round %s, exists already', TG_ARGV[0], NEW.run_id,
+                             NEW.round),
+            CONSTRAINT = TG_ARGV[0] || '_once_per_round';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE TRIGGER snapshots_once_per_round BEFORE INSERT ON snapshots
+    FOR EACH ROW WHEN (NEW.run_id IS NOT NULL) EXECUTE FUNCTION once_per_round('snapshots');
+CREATE OR REPLACE TRIGGER battles_once_per_round BEFORE INSERT ON battles
+    FOR EACH ROW EXECUTE FUNCTION once_per_round('battles');
+
+-- Daily partitions from `days_back` days before today (UTC) to `days_ahead` after; created
+-- here at every start-up and each hour by a task of the service (store/partitions.py), so that
+-- an insert finds its day's partition. A day is skipped when the legacy partition covers it or
+-- the default partition (the safety net for rows outside every day made) already holds rows
+-- of it: those rows stay where they are and stay readable.
+CREATE OR REPLACE FUNCTION ensure_day_partitions(days_ahead integer DEFAULT 7,
+                                                 days_back integer DEFAULT 0)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    today date := (now() AT TIME ZONE 'UTC')::date;
+    day date;
+    parent text;
+    name text;
+    made integer := 0;
+BEGIN
+    FOR offset_days IN -days_back..days_ahead LOOP
+        day := today + offset_days;
+        FOREACH parent IN ARRAY ARRAY['snapshots', 'battles'] LOOP
+            name := format('%s_p%s', parent, to_char(day, 'YYYYMMDD'));
+            CONTINUE WHEN to_regclass(name) IS NOT NULL;
+            BEGIN
+                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+                               name, parent, day::timestamp AT TIME ZONE 'UTC',
+                               (day + 1)::timestamp AT TIME ZONE 'UTC');
+                made := made + 1;
+            EXCEPTION WHEN invalid_object_definition OR check_violation THEN
+                RAISE NOTICE 'partition % not made: %', name, SQLERRM;
+            END;
+        END LOOP;
+    END LOOP;
+    RETURN made;
+END $$;
+
+CREATE TABLE IF NOT EXISTS snapshots_default PARTITION OF snapshots DEFAULT;
+CREATE TABLE IF NOT EXISTS battles_default PARTITION OF battles DEFAULT;
+SELECT ensure_day_partitions();
 
 -- Matchmaking figures for operators, rolled up per hour as end-turns happen, so the ops API
 -- reads a few hundred small rows instead of scanning snapshots or battles. Rows are sharded

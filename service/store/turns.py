@@ -60,23 +60,24 @@ WITH moved AS (
 own AS (
     INSERT INTO snapshots (snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives,
                            warband, is_bot)
-    OVERRIDING SYSTEM VALUE
     SELECT $8::bigint, run_id, player_id, $9::int, ruleset, rating_at_start, $10::int, $11::int,
            $12::jsonb, false
       FROM moved),
 bot AS (
     INSERT INTO snapshots (snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives,
                            warband, is_bot)
-    OVERRIDING SYSTEM VALUE
     SELECT $13::bigint, NULL, NULL, $9::int, ruleset, rating_at_start, 0, 0, $14::jsonb, true
       FROM moved WHERE $14::jsonb IS NOT NULL),
 fought AS (
-    INSERT INTO battles (battle_id, run_id, round, player_snapshot_id, ghost_snapshot_id,
-                         ghost_player_id, ruleset, seed, pairing, rating_gap, pairing_ms, winner,
-                         rolls, health_player, health_ghost, rating_change, lives_after,
-                         wins_after, status_after, rating_pending)
-    OVERRIDING SYSTEM VALUE
-    SELECT $15::bigint, run_id, $9::int, $8::bigint, $13::bigint, $16::uuid, ruleset,
+    INSERT INTO battles (battle_id, run_id, round, player_snapshot_id, player_snapshot_at,
+                         ghost_snapshot_id, ghost_snapshot_at, ghost_player_id, ruleset, seed,
+                         pairing, rating_gap, pairing_ms, winner, rolls, health_player,
+                         health_ghost, rating_change, lives_after, wins_after, status_after,
+                         rating_pending)
+    SELECT $15::bigint, run_id, $9::int, $8::bigint, now(), $13::bigint,
+           CASE WHEN $14::jsonb IS NOT NULL THEN now()
+                ELSE (SELECT created_at FROM snapshots WHERE snapshot_id = $13::bigint) END,
+           $16::uuid, ruleset,
            $17::numeric, $18::text, $19::int, $20::real, $21::text, $22::int, $23::int, $24::int,
            $25::float8, $4, $5, $3, $7
       FROM moved),
