@@ -37,6 +37,12 @@ def _balance(args: argparse.Namespace) -> int:
     return balance_main(args.args)
 
 
+def _partitions(args: argparse.Namespace) -> int:
+    from service.cli.partitions import main as partitions_main
+
+    return partitions_main(args.args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m service", description="The cryptid autobattler and match backend."
@@ -58,14 +64,20 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     balance.set_defaults(run=_balance)
+    partitions = commands.add_parser(
+        "partitions",
+        help="the daily partitions of snapshots and battles: list | detach --older-than 30d",
+        add_help=False,
+    )
+    partitions.set_defaults(run=_partitions)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    # `simulate` and `balance` parse their own options; `serve` takes none.
+    # `simulate`, `balance` and `partitions` parse their own options; `serve` takes none.
     args, rest = parser.parse_known_args(argv)
-    if args.run in (_simulate, _balance):
+    if args.run in (_simulate, _balance, _partitions):
         args.args = rest
     elif rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

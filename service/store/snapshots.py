@@ -47,19 +47,23 @@ async def next_id(conn: asyncpg.Connection) -> int:
 # read the index alone; only the candidates found fetch their warbands, each from the one
 # partition its key names. The age bounds (closed at now(), so that the default partition is
 # left out too) let PostgreSQL prune every daily partition outside the time-to-live as the
-# query starts.
-_LIVE = "created_at > now() - make_interval(secs => $5) AND created_at <= now()"
+# query starts, in the scans and in the warbands' look-up alike.
+def _live(alias: str) -> str:
+    return f"{alias}.created_at > now() - make_interval(secs => $5) AND {alias}.created_at <= now()"
+
+
 NEAREST = f"""
 SELECT c.snapshot_id, c.player_id, c.rating,
        (SELECT s.warband::text FROM snapshots s
-         WHERE s.snapshot_id = c.snapshot_id AND s.created_at = c.created_at) AS warband
-  FROM ((SELECT snapshot_id, created_at, player_id, rating FROM snapshots
-          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating >= $3 AND {_LIVE}
+         WHERE s.snapshot_id = c.snapshot_id AND s.created_at = c.created_at
+           AND {_live("s")}) AS warband
+  FROM ((SELECT snapshot_id, created_at, player_id, rating FROM snapshots u
+          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating >= $3 AND {_live("u")}
             AND player_id <> ALL($4::uuid[])
           ORDER BY rating, snapshot_id LIMIT $6)
         UNION ALL
-        (SELECT snapshot_id, created_at, player_id, rating FROM snapshots
-          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating < $3 AND {_LIVE}
+        (SELECT snapshot_id, created_at, player_id, rating FROM snapshots d
+          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating < $3 AND {_live("d")}
             AND player_id <> ALL($4::uuid[])
           ORDER BY rating DESC, snapshot_id DESC LIMIT $6)) c
 """
