@@ -2,7 +2,9 @@
 
 Fills a fresh embedded PostgreSQL (or DATABASE_URL) with a pool of snapshots by COPY, then
 measures the pairing query's latency and the throughput of the whole end-turn use-case
-(lock, snapshot, pair, fight, store) with many players ending turns at once.
+(lock, snapshot, pair, fight, store) with many players ending turns at once. The snapshots'
+ages spread evenly over AGE_DAYS, as a ladder writing at a steady rate leaves them: one in
+eight is inside the 7-day time-to-live, the rest in older daily partitions.
 """
 
 import argparse
@@ -14,6 +16,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +32,12 @@ from service.usecases import pairing, runs
 
 ROUNDS = 20
 BENCH_SEED = 0xBE7C4
+AGE_DAYS = 56
+TTL_SECONDS = 7 * 24 * 3600
 
 
 async def fill(pool: asyncpg.Pool, snapshots: int, owners: int) -> float:
-    """COPY `owners` players and `snapshots` snapshots spread over rounds and ratings."""
+    """COPY `owners` players and `snapshots` snapshots spread over rounds, ratings and ages."""
     rng = SplitMix64(BENCH_SEED)
     ruleset = load_ruleset(DEFAULT_RULESET)
     species = sorted(ruleset.species)
@@ -43,6 +48,8 @@ async def fill(pool: asyncpg.Pool, snapshots: int, owners: int) -> float:
         for _ in range(64)
     ]
     async with pool.acquire() as conn:
+        now: datetime = await conn.fetchval("SELECT now()")
+        await conn.fetchval("SELECT ensure_day_partitions(7, $1)", AGE_DAYS + 1)
         await conn.copy_records_to_table("players", records=players, columns=["player_id", "name"])
         batch = 100_000
         for start in range(0, snapshots, batch):
@@ -59,12 +66,22 @@ async def fill(pool: asyncpg.Pool, snapshots: int, owners: int) -> float:
                         0,
                         5,
                         warbands[rng.below(len(warbands))],
+                        now - timedelta(seconds=rng.below(AGE_DAYS * 86400)),
                     )
                 )
             await conn.copy_records_to_table(
                 "snapshots",
                 records=records,
-                columns=["player_id", "round", "ruleset", "rating", "wins", "lives", "warband"],
+                columns=[
+                    "player_id",
+                    "round",
+                    "ruleset",
+                    "rating",
+                    "wins",
+                    "lives",
+                    "warband",
+                    "created_at",
+                ],
             )
         await conn.execute("ANALYZE snapshots")
     return time.perf_counter() - started
@@ -87,7 +104,7 @@ async def pairing_latency(pool: asyncpg.Pool, queries: int) -> list[float]:
                 round_=1 + rng.below(ROUNDS),
                 rating=700 + rng.below(601),
                 exclude_players=exclude,
-                ttl_seconds=7 * 24 * 3600,
+                ttl_seconds=TTL_SECONDS,
             )
             timings.append((time.perf_counter() - started) * 1000)
     return timings
@@ -104,7 +121,7 @@ async def _player_with_run(pool: asyncpg.Pool, seed: int) -> tuple[uuid.UUID, uu
 async def end_turn_loop(pool: asyncpg.Pool, players: int, turns: int) -> tuple[float, list[float]]:
     """`players` players each play `turns` rounds (buy what gold allows, end the turn)."""
     ruleset = load_ruleset(DEFAULT_RULESET)
-    policy = runs.PairingPolicy(7 * 24 * 3600)
+    policy = runs.PairingPolicy(TTL_SECONDS)
     pairs = [await _player_with_run(pool, seed) for seed in range(players)]
     latencies: list[float] = []
 

@@ -137,7 +137,8 @@ async def _sweeper(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _partitions(app: web.Application) -> AsyncIterator[None]:
-    """Tomorrow's partitions of snapshots and battles, made well before they are needed."""
+    """The coming days' partitions of snapshots and battles, made a week before they are
+    needed, on every instance."""
     async with _running(keep_ahead(app[POOL])):
         yield
 

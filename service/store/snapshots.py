@@ -42,31 +42,11 @@ async def next_id(conn: asyncpg.Connection) -> int:
     return found
 
 
-# Two range scans of snapshots_pairing_idx, one upward and one downward from the rating, each
-# stopping after `limit` eligible rows: cost grows with `limit`, not with the pool. The scans
-# read the index alone; only the candidates found fetch their warbands, each from the one
-# partition its key names. The age bounds (closed at now(), so that the default partition is
-# left out too) let PostgreSQL prune every daily partition outside the time-to-live as the
-# query starts, in the scans and in the warbands' look-up alike.
-def _live(alias: str) -> str:
-    return f"{alias}.created_at > now() - make_interval(secs => $5) AND {alias}.created_at <= now()"
-
-
-NEAREST = f"""
-SELECT c.snapshot_id, c.player_id, c.rating,
-       (SELECT s.warband::text FROM snapshots s
-         WHERE s.snapshot_id = c.snapshot_id AND s.created_at = c.created_at
-           AND {_live("s")}) AS warband
-  FROM ((SELECT snapshot_id, created_at, player_id, rating FROM snapshots u
-          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating >= $3 AND {_live("u")}
-            AND player_id <> ALL($4::uuid[])
-          ORDER BY rating, snapshot_id LIMIT $6)
-        UNION ALL
-        (SELECT snapshot_id, created_at, player_id, rating FROM snapshots d
-          WHERE NOT is_bot AND ruleset = $1 AND round = $2 AND rating < $3 AND {_live("d")}
-            AND player_id <> ALL($4::uuid[])
-          ORDER BY rating DESC, snapshot_id DESC LIMIT $6)) c
-"""
+# The pairing scans are the function pairing_candidates in schema.sql, so that they run under
+# a generic plan (see there).
+_NEAREST = (
+    "SELECT snapshot_id, player_id, rating, warband FROM pairing_candidates($1, $2, $3, $4, $5, $6)"
+)
 
 
 async def nearest(
@@ -80,7 +60,7 @@ async def nearest(
     limit: int,
 ) -> list[Candidate]:
     """Up to `limit` fresh snapshots on each side of `rating`, nearest first overall."""
-    rows = await conn.fetch(NEAREST, ruleset, round_, rating, exclude_players, ttl_seconds, limit)
+    rows = await conn.fetch(_NEAREST, ruleset, round_, rating, exclude_players, ttl_seconds, limit)
     found = [Candidate(r["snapshot_id"], r["player_id"], r["rating"], r["warband"]) for r in rows]
     return sorted(found, key=lambda c: (abs(c.rating - rating), c.snapshot_id))
 
