@@ -87,6 +87,7 @@ class Detached:
     table: str
     name: str
     # detached | dropped | referenced (kept: battles that are kept still name its snapshots)
+    # | busy (kept: the table stayed locked past LOCK_TIMEOUT; run the command again)
     outcome: str
 
 
@@ -109,6 +110,8 @@ async def _detach_one(conn: asyncpg.Connection, part: Partition, drop: bool) -> 
                 await conn.execute(f'DROP TABLE "{part.name}"')
     except asyncpg.ForeignKeyViolationError:
         return "referenced"
+    except asyncpg.LockNotAvailableError:
+        return "busy"
     return "dropped" if drop else "detached"
 
 
