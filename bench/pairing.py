@@ -4,7 +4,7 @@ Fills a fresh embedded PostgreSQL (or DATABASE_URL) with a pool of snapshots by 
 measures the pairing query's latency and the throughput of the whole end-turn use-case
 (lock, snapshot, pair, fight, store) with many players ending turns at once. The snapshots'
 ages spread evenly over AGE_DAYS, as a ladder writing at a steady rate leaves them: one in
-eight is inside the 7-day time-to-live, the rest in older daily partitions.
+eight is inside the 7-day time-to-live, the rest in older weekly partitions.
 """
 
 import argparse
@@ -49,7 +49,7 @@ async def fill(pool: asyncpg.Pool, snapshots: int, owners: int) -> float:
     ]
     async with pool.acquire() as conn:
         now: datetime = await conn.fetchval("SELECT now()")
-        await conn.fetchval("SELECT ensure_day_partitions(7, $1)", AGE_DAYS + 1)
+        await conn.fetchval("SELECT ensure_partitions(2, $1)", AGE_DAYS // 7 + 1)
         await conn.copy_records_to_table("players", records=players, columns=["player_id", "name"])
         batch = 100_000
         for start in range(0, snapshots, batch):

@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     balance.set_defaults(run=_balance)
     partitions = commands.add_parser(
         "partitions",
-        help="the daily partitions of snapshots and battles: list | detach --older-than 30d",
+        help="the weekly partitions of snapshots and battles: list | detach --older-than 30d",
         add_help=False,
     )
     partitions.set_defaults(run=_partitions)

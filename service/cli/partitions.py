@@ -1,5 +1,5 @@
-"""`partitions list` and `partitions detach --older-than 30d [--drop]`: the daily partitions of
-snapshots and battles.
+"""`partitions list` and `partitions detach --older-than 30d [--drop]`: the weekly partitions
+of snapshots and battles.
 
 `detach` takes out of the tables every partition that ends more than the given age ago, battles
 first, then the snapshots that no battle left in the table names (the others are kept and

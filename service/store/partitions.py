@@ -1,8 +1,8 @@
-"""The daily partitions of snapshots and battles: made ahead, listed, and detached when old.
+"""The weekly partitions of snapshots and battles: made ahead, listed, and detached when old.
 
-schema.sql defines the tables and `ensure_day_partitions()`, and calls it at every start-up;
+schema.sql defines the tables and `ensure_partitions()`, and calls it at every start-up;
 `keep_ahead` calls it again every hour, so that a service running for weeks still finds its
-day's partition. `detach` is the operator's tool (`python -m service partitions detach`).
+week's partition. `detach` is the operator's tool (`python -m service partitions detach`).
 """
 
 import asyncio
@@ -21,8 +21,8 @@ TABLES = ("snapshots", "battles")
 # every end-turn behind it, so it gives up after this long and tries again later.
 LOCK_TIMEOUT = "2s"
 ENSURE_INTERVAL_SECONDS = 3600.0
-# Days of partitions made ahead of today (ensure_day_partitions' default in schema.sql).
-DAYS_AHEAD = 7
+# Weeks of partitions made after this one (ensure_partitions' default in schema.sql).
+WEEKS_AHEAD = 2
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,10 @@ class Partition:
         return self.lower is None and self.upper is None
 
 
-async def ensure(conn: asyncpg.Connection | asyncpg.Pool, days_ahead: int = DAYS_AHEAD) -> int:
-    """Make the daily partitions from today (UTC) to `days_ahead` days after; how many were
-    made."""
-    made: int = await conn.fetchval("SELECT ensure_day_partitions($1)", days_ahead)
+async def ensure(conn: asyncpg.Connection | asyncpg.Pool, weeks_ahead: int = WEEKS_AHEAD) -> int:
+    """Make the weekly partitions from this week (UTC) to `weeks_ahead` weeks after; how many
+    were made."""
+    made: int = await conn.fetchval("SELECT ensure_partitions($1)", weeks_ahead)
     return made
 
 
@@ -116,7 +116,7 @@ async def _detach_one(conn: asyncpg.Connection, part: Partition, drop: bool) -> 
 
 
 async def detach(conn: asyncpg.Connection, older_than: timedelta, *, drop: bool) -> list[Detached]:
-    """Detach (and with `drop`, drop) every daily or legacy partition that ends more than
+    """Detach (and with `drop`, drop) every weekly or legacy partition that ends more than
     `older_than` ago: battles first, then the snapshots no kept battle names (the database
     refuses the others, which are reported `referenced` and kept)."""
     cutoff: datetime = await conn.fetchval("SELECT now() - $1::interval", older_than)

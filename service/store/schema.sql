@@ -30,15 +30,17 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 0;
 
 CREATE INDEX IF NOT EXISTS runs_player_idx ON runs (player_id, created_at DESC);
 
--- Snapshots and battles are partitioned by day of created_at (UTC), so that the pairing query
--- reads only the partitions of the pool's time-to-live and old days can be detached whole
--- (`python -m service partitions`). A partitioned table's keys must hold its partition key, and
+-- Snapshots and battles are partitioned by week of created_at (UTC, from Monday), so that the
+-- pairing query reads only the partitions of the pool's time-to-live and old weeks can be
+-- detached whole (`python -m service partitions`).  Weeks rather than days: a statement that
+-- finds a row by id alone is planned and run over every partition kept (5 ms of planning with
+-- 66 days), and weeks keep them few; the pairing scans still read two weeks at most. A partitioned table's keys must hold its partition key, and
 -- PostgreSQL before 17 has no identity columns on one: ids come from sequences owned by their
 -- columns (pg_get_serial_sequence still finds them) and keys are (id, created_at).
 --
 -- Databases made before are converted in place, in three steps around the CREATE TABLEs below:
 -- the old tables step aside as plain tables, the new ones are created, and the old ones are
--- attached as a partition `<table>_legacy` holding every row until the end of that day. The
+-- attached as a partition `<table>_legacy` holding every row until the end of that week. The
 -- constraints are named as the old ones were, so that both kinds of database read the same.
 DO $$
 DECLARE
@@ -106,7 +108,7 @@ CREATE INDEX IF NOT EXISTS snapshots_run_round_idx ON snapshots (run_id, round);
 -- one upward and one downward from the rating, each stopping after `p_limit` eligible rows, so
 -- that cost grows with the limit, not with the pool. The scans read the index alone; only the
 -- candidates found fetch their warbands, each from the one partition its key names. The age
--- bounds (closed at now(), so that the default partition is left out too) prune every daily
+-- bounds (closed at now(), so that the default partition is left out too) prune every
 -- partition outside the time-to-live as the query starts. It is a function for its generic
 -- plan: a custom plan, which PostgreSQL prefers here, is planned at every call over all the
 -- partitions kept, and costs more than the query (1.5 ms against 0.4 ms with two months).
@@ -184,11 +186,11 @@ CREATE INDEX IF NOT EXISTS battles_run_round_idx ON battles (run_id, round);
 CREATE INDEX IF NOT EXISTS battles_ghost_player_idx ON battles (ghost_player_id);
 CREATE INDEX IF NOT EXISTS battles_created_idx ON battles (created_at);
 
--- The old tables join as one partition each, up to the end of the day of the conversion; the
--- daily partitions begin there. Their indexes that match the new ones are taken as they are.
+-- The old tables join as one partition each, up to the end of the week of the conversion; the
+-- weekly partitions begin there. Their indexes that match the new ones are taken as they are.
 DO $$
 DECLARE
-    boundary timestamptz := (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day')
+    boundary timestamptz := (date_trunc('week', now() AT TIME ZONE 'UTC') + interval '7 days')
                             AT TIME ZONE 'UTC';
 BEGIN
     IF to_regclass('snapshots_legacy') IS NULL
@@ -233,16 +235,16 @@ CREATE OR REPLACE TRIGGER snapshots_once_per_round BEFORE INSERT ON snapshots
 CREATE OR REPLACE TRIGGER battles_once_per_round BEFORE INSERT ON battles
     FOR EACH ROW EXECUTE FUNCTION once_per_round('battles');
 
--- Daily partitions from `days_back` days before today (UTC) to `days_ahead` after; created
--- here at every start-up and each hour by a task of the service (store/partitions.py), so that
--- an insert finds its day's partition. A day is skipped when the legacy partition covers it or
--- the default partition (the safety net for rows outside every day made) already holds rows
--- of it: those rows stay where they are and stay readable.
-CREATE OR REPLACE FUNCTION ensure_day_partitions(days_ahead integer DEFAULT 7,
-                                                 days_back integer DEFAULT 0)
+-- Weekly partitions, named after their Monday, from `weeks_back` weeks before this one (UTC)
+-- to `weeks_ahead` after; made here at every start-up and each hour by a task of the service
+-- (store/partitions.py), so that an insert finds its week's partition. A week is skipped when
+-- the legacy partition covers it or the default partition (the safety net for rows outside
+-- every week made) already holds rows of it: those rows stay where they are, readable.
+CREATE OR REPLACE FUNCTION ensure_partitions(weeks_ahead integer DEFAULT 2,
+                                             weeks_back integer DEFAULT 0)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    today date := (now() AT TIME ZONE 'UTC')::date;
+    monday date := date_trunc('week', now() AT TIME ZONE 'UTC')::date;
     day date;
     parent text;
     name text;
@@ -250,15 +252,15 @@ DECLARE
 BEGIN
     -- Instances starting or keeping ahead at once take turns (the lock apply_schema holds).
     PERFORM pg_advisory_xact_lock(727274);
-    FOR offset_days IN -days_back..days_ahead LOOP
-        day := today + offset_days;
+    FOR offset_weeks IN -weeks_back..weeks_ahead LOOP
+        day := monday + 7 * offset_weeks;
         FOREACH parent IN ARRAY ARRAY['snapshots', 'battles'] LOOP
             name := format('%s_p%s', parent, to_char(day, 'YYYYMMDD'));
             CONTINUE WHEN to_regclass(name) IS NOT NULL;
             BEGIN
                 EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
                                name, parent, day::timestamp AT TIME ZONE 'UTC',
-                               (day + 1)::timestamp AT TIME ZONE 'UTC');
+                               (day + 7)::timestamp AT TIME ZONE 'UTC');
                 made := made + 1;
             EXCEPTION WHEN invalid_object_definition OR check_violation THEN
                 RAISE NOTICE 'partition % not made: %', name, SQLERRM;
@@ -270,7 +272,7 @@ END $$;
 
 CREATE TABLE IF NOT EXISTS snapshots_default PARTITION OF snapshots DEFAULT;
 CREATE TABLE IF NOT EXISTS battles_default PARTITION OF battles DEFAULT;
-SELECT ensure_day_partitions();
+SELECT ensure_partitions();
 
 -- Matchmaking figures for operators, rolled up per hour as end-turns happen, so the ops API
 -- reads a few hundred small rows instead of scanning snapshots or battles. Rows are sharded

@@ -69,7 +69,7 @@ bot AS (
     SELECT $13::bigint, NULL, NULL, $9::int, ruleset, rating_at_start, 0, 0, $14::jsonb, true
       FROM moved WHERE $14::jsonb IS NOT NULL),
 -- The battle names each snapshot by its key: the player's and a bot's are written here, at
--- now() like the battle (one day's partitions); a player's ghost is looked up by its id.
+-- now() like the battle (one week's partitions); a player's ghost is looked up by its id.
 fought AS (
     INSERT INTO battles (battle_id, run_id, round, player_snapshot_id, player_snapshot_at,
                          ghost_snapshot_id, ghost_snapshot_at, ghost_player_id, ruleset, seed,

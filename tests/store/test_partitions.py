@@ -1,4 +1,4 @@
-"""Daily partitions of snapshots and battles: made ahead, pruned by the pairing query, one row
+"""Weekly partitions of snapshots and battles: made ahead, pruned by the pairing query, one row
 per (run, round) across partitions, converted in place from the unpartitioned tables, and
 detached when old."""
 
@@ -26,7 +26,7 @@ from tests.conftest import running_service
 from tests.http import Api
 
 BEFORE = Path(__file__).parent / "fixtures" / "schema_before_partitions.sql"
-DAY = timedelta(days=1)
+WEEK = timedelta(weeks=1)
 
 
 @pytest.fixture
@@ -38,13 +38,25 @@ async def pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
     await pool.close()
 
 
-async def _today(conn: asyncpg.Connection | asyncpg.Pool) -> date:
-    today: date = await conn.fetchval("SELECT (now() AT TIME ZONE 'UTC')::date")
-    return today
+async def _monday(conn: asyncpg.Connection | asyncpg.Pool) -> date:
+    """This week's first day (UTC), which names its partitions."""
+    monday: date = await conn.fetchval("SELECT date_trunc('week', now() AT TIME ZONE 'UTC')::date")
+    return monday
 
 
-def _day_name(table: str, day: date) -> str:
-    return f"{table}_p{day:%Y%m%d}"
+def _week_name(table: str, day: date) -> str:
+    """The partition of the week holding `day`."""
+    return f"{table}_p{day - timedelta(days=day.weekday()):%Y%m%d}"
+
+
+async def _older_than(pool: asyncpg.Pool, age: timedelta) -> set[str]:
+    """The partitions that end more than `age` ago."""
+    cutoff: datetime = await pool.fetchval("SELECT now() - $1::interval", age)
+    return {
+        p.name
+        for p in await partitions.list_partitions(pool)
+        if p.upper is not None and p.upper <= cutoff
+    }
 
 
 async def _partition_of(pool: asyncpg.Pool, table: str, key: str, value: object) -> str:
@@ -64,32 +76,32 @@ async def _run(pool: asyncpg.Pool, player_id: uuid.UUID) -> uuid.UUID:
     return run_id
 
 
-async def test_a_new_database_has_the_days_ahead_and_an_end_turn_writes_into_today(
+async def test_a_new_database_has_the_weeks_ahead_and_an_end_turn_writes_into_this_one(
     fresh_service: tuple[Api, web.Application],
 ) -> None:
     api, app = fresh_service
     pool = app[POOL]
-    today = await _today(pool)
+    monday = await _monday(pool)
     names = {p.name for p in await partitions.list_partitions(pool)}
     for table in partitions.TABLES:
         assert f"{table}_default" in names
-        for ahead in range(partitions.DAYS_AHEAD + 1):
-            assert _day_name(table, today + ahead * DAY) in names
+        for ahead in range(partitions.WEEKS_AHEAD + 1):
+            assert _week_name(table, monday + ahead * WEEK) in names
     token, run_id = await seeded_run(app, api, seed=3)
     await spend_gold(api, token, (await api.get(f"/v1/runs/{run_id}", token=token)).body)
     turn = await api.post(f"/v1/runs/{run_id}/end-turn", {"round": 1}, token=token)
     assert turn.status == 200, turn.body
-    # The player's snapshot, the bot's, and the battle: today's partitions, never the default.
+    # The player's snapshot, the bot's, and the battle: this week's partitions, not the default.
     assert turn.body["pairing"] == "bot"
     battle = await _partition_of(pool, "battles", "battle_id", turn.body["battle_id"])
-    assert battle == _day_name("battles", today)
+    assert battle == _week_name("battles", monday)
     where = await pool.fetch(
         "SELECT DISTINCT tableoid::regclass::text AS name FROM snapshots"
         " WHERE run_id = $1 OR snapshot_id = $2",
         uuid.UUID(run_id),
         turn.body["opponent"]["snapshot_id"],
     )
-    assert [row["name"] for row in where] == [_day_name("snapshots", today)]
+    assert [row["name"] for row in where] == [_week_name("snapshots", monday)]
 
 
 # pairing_candidates' parameters, in the order store/snapshots.py passes them.
@@ -126,7 +138,7 @@ async def _scanned(conn: asyncpg.Connection, ttl_seconds: float) -> set[str]:
 async def test_the_pairing_query_reads_only_the_partitions_of_the_time_to_live(
     pool: asyncpg.Pool, ttl_days: float
 ) -> None:
-    await pool.fetchval("SELECT ensure_day_partitions(7, 40)")
+    await pool.fetchval("SELECT ensure_partitions(2, 6)")
     owner = await ghost_player(pool)
     for age_days in (0, 1, 3, 6, 10, 20, 39):
         await add_snapshot(pool, owner, 3, 1000, WEAK, age_seconds=age_days * 86400)
@@ -137,7 +149,10 @@ async def test_the_pairing_query_reads_only_the_partitions_of_the_time_to_live(
         scanned = await _scanned(conn, ttl)
     first = (now - timedelta(seconds=ttl)).astimezone(UTC).date()
     last = now.astimezone(UTC).date()
-    live = {_day_name("snapshots", first + n * DAY) for n in range((last - first).days + 1)}
+    live = {
+        _week_name("snapshots", first + n * timedelta(days=1))
+        for n in range((last - first).days + 1)
+    }
     assert scanned == live
     assert "snapshots_default" not in scanned
 
@@ -150,10 +165,10 @@ async def test_one_battle_and_one_snapshot_per_run_and_round_across_partitions(
     insert_snapshot = """
         INSERT INTO snapshots (run_id, player_id, round, ruleset, rating, wins, lives, warband,
                                created_at)
-        VALUES ($1, $2, 1, $3, 1000, 0, 5, '[]', now() + make_interval(days => $4))
+        VALUES ($1, $2, 1, $3, 1000, 0, 5, '[]', now() + make_interval(weeks => $4))
         RETURNING snapshot_id, created_at"""
     first = await pool.fetchrow(insert_snapshot, run_id, player, DEFAULT_RULESET, 0)
-    # Tomorrow's partition has no unique index that sees today's row: the trigger does.
+    # Next week's partition has no unique index that sees this week's row: the trigger does.
     with pytest.raises(asyncpg.UniqueViolationError) as caught:
         await pool.fetchrow(insert_snapshot, run_id, player, DEFAULT_RULESET, 1)
     assert caught.value.constraint_name == "snapshots_once_per_round"
@@ -163,7 +178,7 @@ async def test_one_battle_and_one_snapshot_per_run_and_round_across_partitions(
             winner, rolls, health_player, health_ghost, rating_change, lives_after, wins_after,
             status_after, rating_pending, created_at)
         VALUES ($1, 1, $2, $3, $2, $3, $4, 1, 'bot', 0, 1, 'draw', 1, 1, 1, 0, 5, 0,
-                'shopping', 0, now() + make_interval(days => $5))"""
+                'shopping', 0, now() + make_interval(weeks => $5))"""
     args = (run_id, first["snapshot_id"], first["created_at"], DEFAULT_RULESET)
     await pool.execute(insert_battle, *args, 0)
     with pytest.raises(asyncpg.UniqueViolationError) as caught:
@@ -186,13 +201,13 @@ async def test_two_transactions_writing_one_round_in_two_partitions_cannot_both_
     insert = """
         INSERT INTO snapshots (run_id, player_id, round, ruleset, rating, wins, lives, warband,
                                created_at)
-        VALUES ($1, $2, 4, $3, 1000, 0, 5, '[]', now() + make_interval(days => $4))"""
+        VALUES ($1, $2, 4, $3, 1000, 0, 5, '[]', now() + make_interval(weeks => $4))"""
     async with pool.acquire() as one, pool.acquire() as two:
         tx = one.transaction()
         await tx.start()
         await one.execute(insert, run_id, player, DEFAULT_RULESET, 0)
         # The second waits on the run's row lock that the first took, then sees its row.
-        second = asyncio.create_task(two.execute(insert, run_id, player, DEFAULT_RULESET, 2))
+        second = asyncio.create_task(two.execute(insert, run_id, player, DEFAULT_RULESET, 1))
         await asyncio.sleep(0.3)
         assert not second.done()
         await tx.commit()
@@ -201,30 +216,30 @@ async def test_two_transactions_writing_one_round_in_two_partitions_cannot_both_
     assert await pool.fetchval("SELECT count(*) FROM snapshots WHERE run_id = $1", run_id) == 1
 
 
-async def test_a_day_whose_rows_are_in_the_default_partition_is_left_to_it(
+async def test_a_week_whose_rows_are_in_the_default_partition_is_left_to_it(
     pool: asyncpg.Pool,
 ) -> None:
-    today = await _today(pool)
+    monday = await _monday(pool)
     owner = await ghost_player(pool)
-    # Ten days ahead, past the days made: the row goes to the default partition.
-    snapshot_id = await add_snapshot(pool, owner, 1, 1000, WEAK, age_seconds=-10 * 86400)
+    # Four weeks ahead, past the weeks made: the row goes to the default partition.
+    snapshot_id = await add_snapshot(pool, owner, 1, 1000, WEAK, age_seconds=-4 * 7 * 86400)
     assert await _partition_of(pool, "snapshots", "snapshot_id", snapshot_id) == (
         "snapshots_default"
     )
-    await partitions.ensure(pool, days_ahead=12)
+    await partitions.ensure(pool, weeks_ahead=5)
     names = {p.name for p in await partitions.list_partitions(pool)}
-    assert _day_name("snapshots", today + 10 * DAY) not in names
-    assert _day_name("battles", today + 10 * DAY) in names
-    assert _day_name("snapshots", today + 12 * DAY) in names
+    assert _week_name("snapshots", monday + 4 * WEEK) not in names
+    assert _week_name("battles", monday + 4 * WEEK) in names
+    assert _week_name("snapshots", monday + 5 * WEEK) in names
     assert await _partition_of(pool, "snapshots", "snapshot_id", snapshot_id) == (
         "snapshots_default"
     )
 
 
-async def test_the_service_makes_the_days_ahead_again_when_they_are_missing(
+async def test_the_service_makes_the_weeks_ahead_again_when_they_are_missing(
     pool: asyncpg.Pool,
 ) -> None:
-    last = _day_name("battles", await _today(pool) + partitions.DAYS_AHEAD * DAY)
+    last = _week_name("battles", await _monday(pool) + partitions.WEEKS_AHEAD * WEEK)
     await pool.execute(f"DROP TABLE {last}")
     keeper = asyncio.create_task(partitions.keep_ahead(pool, interval_s=0.05))
     try:
@@ -288,35 +303,37 @@ async def _snapshot(
 async def test_detach_takes_old_battles_then_the_snapshots_no_kept_battle_names(
     pool: asyncpg.Pool,
 ) -> None:
-    await pool.fetchval("SELECT ensure_day_partitions(7, 40)")
-    today = await _today(pool)
+    await pool.fetchval("SELECT ensure_partitions(2, 12)")
+    today: date = await pool.fetchval("SELECT (now() AT TIME ZONE 'UTC')::date")
     player, ghost_owner = await ghost_player(pool, "player"), await ghost_player(pool, "ghost")
-    # The run started five weeks ago (its rows are never older than itself).
+    # The run started ten weeks ago (its rows are never older than itself).
     run_id = await pool.fetchval(
         "INSERT INTO runs (player_id, ruleset, seed, lives, shop, rating_at_start, created_at)"
-        " VALUES ($1, $2, 1, 5, '{}', 1000, now() - interval '36 days') RETURNING run_id",
+        " VALUES ($1, $2, 1, 5, '{}', 1000, now() - interval '70 days') RETURNING run_id",
         player,
         DEFAULT_RULESET,
     )
-    # An old battle against an old ghost, and a kept one (20 days) against a ghost of 35 days.
-    old_ghost = await _snapshot(pool, None, ghost_owner, 1, 35)
-    kept_ghost = await _snapshot(pool, None, ghost_owner, 2, 34)
-    old_mine = await _snapshot(pool, run_id, player, 1, 35)
+    # An old battle against an old ghost (9 weeks), and a kept one (20 days) against a ghost of
+    # 7 weeks; all but the kept battle's week end more than 30 days ago.
+    old_ghost = await _snapshot(pool, None, ghost_owner, 1, 63)
+    kept_ghost = await _snapshot(pool, None, ghost_owner, 2, 49)
+    old_mine = await _snapshot(pool, run_id, player, 1, 63)
     kept_mine = await _snapshot(pool, run_id, player, 2, 20)
-    old_battle = await _battle(pool, run_id, 1, old_mine, old_ghost, 35)
+    old_battle = await _battle(pool, run_id, 1, old_mine, old_ghost, 63)
     kept_battle = await _battle(pool, run_id, 2, kept_mine, kept_ghost, 20)
 
+    old = await _older_than(pool, timedelta(days=30))
     async with pool.acquire() as conn:
         done = await partitions.detach(conn, timedelta(days=30), drop=False)
     outcome = {d.name: d.outcome for d in done}
-    day = {age: _day_name("snapshots", today - age * DAY) for age in (34, 35)}
-    assert outcome[_day_name("battles", today - 35 * DAY)] == "detached"
-    assert outcome[day[35]] == "detached"
-    assert outcome[day[34]] == "referenced"
-    # Every partition ending more than 30 days ago was handled, and nothing younger.
-    assert {d.name for d in done} == {
-        _day_name(table, today - age * DAY) for table in partitions.TABLES for age in range(31, 41)
-    }
+    week = {age: _week_name("snapshots", today - age * timedelta(days=1)) for age in (49, 63)}
+    archived = _week_name("battles", today - 63 * timedelta(days=1))
+    assert outcome[archived] == "detached"
+    assert outcome[week[63]] == "detached"
+    assert outcome[week[49]] == "referenced"
+    # Every partition ending more than 30 days ago was handled, battles first, nothing younger.
+    assert {d.name for d in done} == old
+    assert [d.table for d in done] == sorted(d.table for d in done)
     assert await pool.fetchval("SELECT count(*) FROM battles WHERE battle_id = $1", old_battle) == 0
     kept = await pool.fetchrow("SELECT * FROM battles WHERE battle_id = $1", kept_battle)
     names = await pool.fetch(
@@ -325,7 +342,6 @@ async def test_detach_takes_old_battles_then_the_snapshots_no_kept_battle_names(
     )
     assert len(names) == 2
     # The detached tables stay, standing alone: the old battle is in its archive.
-    archived = _day_name("battles", today - 35 * DAY)
     assert await pool.fetchval(f"SELECT battle_id FROM {archived}") == old_battle
     assert (
         await pool.fetchval(
@@ -338,14 +354,14 @@ async def test_detach_takes_old_battles_then_the_snapshots_no_kept_battle_names(
 
     # Once the kept battle is old too, its snapshots' partition goes with it; --drop drops.
     async with pool.acquire() as conn:
-        done = await partitions.detach(conn, timedelta(days=15), drop=True)
+        done = await partitions.detach(conn, timedelta(days=10), drop=True)
     outcome = {d.name: d.outcome for d in done}
-    assert outcome[day[34]] == "dropped"
-    assert outcome[_day_name("battles", today - 20 * DAY)] == "dropped"
-    assert await pool.fetchval("SELECT to_regclass($1)", day[34]) is None
+    assert outcome[week[49]] == "dropped"
+    assert outcome[_week_name("battles", today - 20 * timedelta(days=1))] == "dropped"
+    assert await pool.fetchval("SELECT to_regclass($1)", week[49]) is None
     assert await pool.fetchval("SELECT count(*) FROM battles") == 0
     remaining = {p.name for p in await partitions.list_partitions(pool)}
-    assert {"snapshots_default", "battles_default", _day_name("battles", today)} <= remaining
+    assert {"snapshots_default", "battles_default", _week_name("battles", today)} <= remaining
 
 
 # The upgrade: a database made by the schema before partitioning, with rows in it.
