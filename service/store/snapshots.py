@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -11,6 +12,7 @@ import asyncpg
 @dataclass(frozen=True)
 class Candidate:
     snapshot_id: int
+    snapshot_at: datetime  # with the id, the snapshot's key (its partition)
     player_id: UUID
     rating: int
     warband_json: str  # parsed only for the one chosen
@@ -45,7 +47,8 @@ async def next_id(conn: asyncpg.Connection) -> int:
 # The pairing scans are the function pairing_candidates in schema.sql, so that they run under
 # a generic plan (see there).
 _NEAREST = (
-    "SELECT snapshot_id, player_id, rating, warband FROM pairing_candidates($1, $2, $3, $4, $5, $6)"
+    "SELECT snapshot_id, snapshot_at, player_id, rating, warband"
+    " FROM pairing_candidates($1, $2, $3, $4, $5, $6)"
 )
 
 
@@ -61,7 +64,10 @@ async def nearest(
 ) -> list[Candidate]:
     """Up to `limit` fresh snapshots on each side of `rating`, nearest first overall."""
     rows = await conn.fetch(_NEAREST, ruleset, round_, rating, exclude_players, ttl_seconds, limit)
-    found = [Candidate(r["snapshot_id"], r["player_id"], r["rating"], r["warband"]) for r in rows]
+    found = [
+        Candidate(r["snapshot_id"], r["snapshot_at"], r["player_id"], r["rating"], r["warband"])
+        for r in rows
+    ]
     return sorted(found, key=lambda c: (abs(c.rating - rating), c.snapshot_id))
 
 

@@ -6,6 +6,7 @@ the turn was computed from.
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -34,6 +35,7 @@ class Turn:
     warband: list[list[Any]]
     # The ghost: a player's snapshot, or a bot's stored here (bot_warband set).
     ghost_snapshot_id: int
+    ghost_snapshot_at: datetime | None  # None for a bot's, stored with the turn
     ghost_player_id: UUID | None
     bot_warband: list[list[Any]] | None
     # The battle and how its ghost was found.
@@ -69,7 +71,7 @@ bot AS (
     SELECT $13::bigint, NULL, NULL, $9::int, ruleset, rating_at_start, 0, 0, $14::jsonb, true
       FROM moved WHERE $14::jsonb IS NOT NULL),
 -- The battle names each snapshot by its key: the player's and a bot's are written here, at
--- now() like the battle (one week's partitions); a player's ghost is looked up by its id.
+-- now() like the battle; a player's ghost by the key the pairing query found it under.
 fought AS (
     INSERT INTO battles (battle_id, run_id, round, player_snapshot_id, player_snapshot_at,
                          ghost_snapshot_id, ghost_snapshot_at, ghost_player_id, ruleset, seed,
@@ -77,8 +79,7 @@ fought AS (
                          health_ghost, rating_change, lives_after, wins_after, status_after,
                          rating_pending)
     SELECT $15::bigint, run_id, $9::int, $8::bigint, now(), $13::bigint,
-           CASE WHEN $14::jsonb IS NOT NULL THEN now()
-                ELSE (SELECT created_at FROM snapshots WHERE snapshot_id = $13::bigint) END,
+           coalesce($32::timestamptz, now()),
            $16::uuid, ruleset,
            $17::numeric, $18::text, $19::int, $20::real, $21::text, $22::int, $23::int, $24::int,
            $25::float8, $4, $5, $3, $7
@@ -100,7 +101,7 @@ paired AS (
         pairings = pairing_stats.pairings + 1,
         gap_buckets[$30::int] = pairing_stats.gap_buckets[$30::int] + 1,
         ms_buckets[$31::int] = pairing_stats.ms_buckets[$31::int] + 1),
-kept AS ({keep_answer(32)})
+kept AS ({keep_answer(33)})
 SELECT count(*) FROM moved
 """
 
@@ -144,5 +145,6 @@ async def save(conn: asyncpg.Connection, turn: Turn, kept: Kept | None) -> bool:
         stats.one_hot(len(stats.MS_BOUNDS) + 1, ms_index),
         gap_index,
         ms_index,
+        turn.ghost_snapshot_at,
     )
     return bool(moved)

@@ -8,6 +8,7 @@ seed, round), so a replayed decision is the same.
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -36,6 +37,7 @@ def rungs(rules: PairingRules) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Ghost:
     snapshot_id: int
+    snapshot_at: datetime
     player_id: UUID
     rating: int
     round: int
@@ -85,6 +87,7 @@ async def find_ghost(
                 rung = f"same_round_{band if band is not None else 'any'}"
             return Ghost(
                 chosen.snapshot_id,
+                chosen.snapshot_at,
                 chosen.player_id,
                 chosen.rating,
                 search_round,

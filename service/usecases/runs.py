@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -106,6 +107,8 @@ class Ghost:
     round: int
     rung: str
     warband: list[list[Any]]
+    # With the id, a player's snapshot's key; a bot's is stored with the turn, at its time.
+    snapshot_at: datetime | None = None
 
     @property
     def is_bot(self) -> bool:
@@ -359,7 +362,13 @@ async def _ghost(
     )
     if ghost is not None:
         return Ghost(
-            ghost.snapshot_id, ghost.player_id, ghost.rating, ghost.round, ghost.rung, ghost.warband
+            ghost.snapshot_id,
+            ghost.player_id,
+            ghost.rating,
+            ghost.round,
+            ghost.rung,
+            ghost.warband,
+            ghost.snapshot_at,
         )
     warband = _warband(shops.bot_warband(ruleset, run.seed, round_))
     # A bot is rated like the player, so the rating gap reads 0.
@@ -445,6 +454,7 @@ async def _fight(
         wins_before=run.wins,
         warband=warband,
         ghost_snapshot_id=ghost.snapshot_id,
+        ghost_snapshot_at=ghost.snapshot_at,
         ghost_player_id=ghost.player_id,
         bot_warband=ghost.warband if ghost.is_bot else None,
         battle_id=found.battle_id,
