@@ -13,10 +13,12 @@ CLUSTER_INSTANCES ?= 2
 
 .PHONY: serve cluster test lint bench
 
-$(STAMP): pyproject.toml
+# The compiled engine is built from the cryptid sources (setup.py): an edit there rebuilds it.
+$(STAMP): pyproject.toml setup.py $(wildcard service/games/cryptids/*.py)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --editable '.[dev]'
+	$(BIN)/python -m service simulate --version
 	touch $(STAMP)
 
 serve: $(STAMP)

@@ -1,8 +1,12 @@
 """Críptidos: the pure battle engine, its content and replays (DESIGN §4).
 
-The rules this package implements are written down in docs/rules/cryptids.md.
+The rules this package implements are written down in docs/rules/cryptids.md. ENGINE_BUILD says
+whether the compiled build of the engine runs or the pure-Python one (see `build`).
 """
 
+# First: it decides where the other modules are loaded from.
+from service.games.cryptids import build
+from service.games.cryptids import engine as _engine
 from service.games.cryptids.content import (
     DEFAULT_RULESET,
     ContentError,
@@ -23,8 +27,11 @@ from service.games.cryptids.warband import (
     warband_to_wire,
 )
 
+ENGINE_BUILD: build.Build = build.build_of(_engine)
+
 __all__ = [
     "DEFAULT_RULESET",
+    "ENGINE_BUILD",
     "BattleResult",
     "ContentError",
     "Pick",

@@ -1,0 +1,65 @@
+"""The compiled build of the cryptid battle engine: the same sources, compiled by mypyc.
+
+`pip install .` (or `-e`) compiles the modules of the battle's hot loop when a C compiler is
+found, and installs the pure-Python sources alone, with a one-line notice, when it is not or
+when CRYPTIDS_PURE=1. Everything else about the package is in pyproject.toml.
+"""
+
+import os
+import shlex
+import shutil
+import sys
+import sysconfig
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+# The modules a battle runs through; the rest of the package stays Python.
+COMPILED = [
+    "service/games/cryptids/compiled.py",
+    "service/games/cryptids/engine.py",
+    "service/games/cryptids/hashing.py",
+    "service/games/cryptids/warband.py",
+]
+
+
+def _notice(reason: str) -> None:
+    print(f"cryptid engine: {reason}; installing the pure-Python engine", file=sys.stderr)
+
+
+def _compiler() -> str | None:
+    """The C compiler setuptools would call, if it exists."""
+    command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    words = shlex.split(command)
+    return shutil.which(words[0]) if words else None
+
+
+def _extensions() -> list[Extension]:
+    if os.environ.get("CRYPTIDS_PURE") == "1":
+        _notice("CRYPTIDS_PURE=1")
+        return []
+    if _compiler() is None:
+        _notice("no C compiler found")
+        return []
+    from mypyc.build import mypycify
+
+    # The project's mypy settings are for `make lint` (they name plugins the build lacks).
+    return mypycify(["--config-file=", *COMPILED], opt_level="3", group_name="cryptid_engine")
+
+
+class _OptionalBuildExt(build_ext):
+    """All the extensions or none: a failed compile (no Python headers, say) installs the
+    pure engine instead of failing the install, and leaves no half-built modules behind."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # distutils raises several unrelated types for one failure
+            _notice(f"compiling failed ({exc})")
+            for extension in self.extensions:
+                path = self.get_ext_fullpath(extension.name)
+                if os.path.exists(path):
+                    os.remove(path)
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})
