@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     simulate = commands.add_parser(
         "simulate",
-        help="watch a battle: simulate --seed N A.json B.json [--json] [--ruleset ID]",
+        help="watch a battle: simulate --seed N A.json B.json [--json] [--ruleset ID] | --version",
         add_help=False,
     )
     simulate.set_defaults(run=_simulate)

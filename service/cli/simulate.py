@@ -2,6 +2,7 @@
 
 A.json and B.json hold {"cryptids": [{"species": "mothman", "ability": 0, "level": 1}, ...]}.
 Colour is used only when stdout is a terminal; --json prints the result with its replay.
+`simulate --version` says which build of the engine runs: compiled or pure.
 """
 
 import argparse
@@ -14,6 +15,7 @@ from typing import TextIO
 
 from service.games.cryptids import (
     DEFAULT_RULESET,
+    ENGINE_BUILD,
     Pick,
     Replay,
     Ruleset,
@@ -151,6 +153,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("b", type=Path, help="warband of side B (JSON)")
     parser.add_argument("--json", action="store_true", help="print the result and replay as JSON")
     parser.add_argument("--ruleset", default=DEFAULT_RULESET, help="ruleset id")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"cryptid engine: {ENGINE_BUILD}",
+        help="say which build of the engine runs (compiled or pure) and exit",
+    )
     return parser
 
 

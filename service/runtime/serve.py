@@ -7,6 +7,7 @@ import structlog
 from aiohttp import web
 
 from service.config import Settings
+from service.games.cryptids import ENGINE_BUILD
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.runtime.supervisor import DatabaseSupervisor
 from service.runtime.workers import run_worker, run_workers, shared_metrics_dir
@@ -38,7 +39,13 @@ def serve(settings: Settings) -> int:
         supervisor = DatabaseSupervisor(embedded, attempts=settings.embedded_db_restarts)
         supervisor.start()
     try:
-        log.info("listening", host=settings.host, port=settings.port, workers=settings.workers)
+        log.info(
+            "listening",
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            engine=ENGINE_BUILD,
+        )
         if settings.workers == 1:
             run_worker(settings, _app_factory())
             return 0

@@ -2,10 +2,11 @@
 
 import dataclasses
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
+from service.games.cryptids import ENGINE_BUILD
 from service.games.cryptids.content import (
     DEFAULT_RULESET,
     Ability,
@@ -16,6 +17,8 @@ from service.games.cryptids.content import (
 
 class CryptidCatalogue(TypedDict):
     ruleset: str
+    engine: Literal["compiled", "pure"]
+    """the build of the battle engine this server runs; both give the same battles"""
     rulesets: list[str]
     battle: dict[str, int]
     shop: dict[str, Any]
@@ -47,6 +50,7 @@ def _catalogue(ruleset_id: str) -> CryptidCatalogue:
     ruleset = load_ruleset(ruleset_id)
     return {
         "ruleset": ruleset.id,
+        "engine": ENGINE_BUILD,
         "rulesets": available_rulesets(),
         "battle": dataclasses.asdict(ruleset.battle),
         "shop": dataclasses.asdict(ruleset.shop),

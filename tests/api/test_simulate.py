@@ -3,7 +3,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from service.games.cryptids import load_ruleset, simulate
+from service.games.cryptids import ENGINE_BUILD, load_ruleset, simulate
 from tests.http import Api
 
 A = {
@@ -94,6 +94,7 @@ async def test_simulate_needs_a_player(api: Api) -> None:
 async def test_content_is_public_and_names_the_ruleset(api: Api) -> None:
     content = (await api.get("/v1/content/cryptids", fmt="msgpack")).body
     assert content["ruleset"] == "cryptids-2027.01"
+    assert content["engine"] == ENGINE_BUILD
     assert {"cryptids-2026.12", "cryptids-2027.01"} <= set(content["rulesets"])
     assert len(content["species"]) >= 30
     assert {s["tier"] for s in content["species"]} == {1, 2, 3, 4, 5, 6}

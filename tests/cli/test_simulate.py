@@ -2,12 +2,15 @@
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from service.cli.simulate import main
-from service.games.cryptids import load_ruleset, result_to_wire, simulate
+from service.games.cryptids import ENGINE_BUILD, load_ruleset, result_to_wire, simulate
 
 A = {
     "cryptids": [
@@ -72,3 +75,18 @@ def test_a_bad_warband_exits_with_status_2_and_names_the_field(
 
 def test_an_unknown_ruleset_exits_with_status_2(files: tuple[str, str]) -> None:
     assert main(["--seed", "1", *files, "--ruleset", "nope"]) == 2
+
+
+@pytest.mark.parametrize("switch", [None, "pure"])
+def test_version_says_which_build_of_the_engine_runs(switch: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CRYPTIDS_ENGINE"}
+    if switch is not None:
+        env["CRYPTIDS_ENGINE"] = switch
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "simulate", "--version"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == f"cryptid engine: {switch or ENGINE_BUILD}\n"

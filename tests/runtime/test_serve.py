@@ -11,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from service.games.cryptids import ENGINE_BUILD
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -87,6 +89,9 @@ def test_serve_uses_the_embedded_database_keeps_its_data_and_stops_it(
     assert polled["status"] == "waiting" and polled["events"] == []
     assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "embedded database left running"
     assert '"event":"embedded_database_stopped"' in log
+    # Which engine build serves is logged once, at start.
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    assert [line["engine"] for line in lines if line["event"] == "listening"] == [ENGINE_BUILD]
 
     second = _start(repo_root, tmp_path, port)
     try:
