@@ -1,13 +1,13 @@
 """The benchmark suite in one command: `python -m bench` prints one table (see the README).
 
-Engine-only battles/s; the battle endpoint and the floor endpoint beside it at several
-concurrencies in msgpack and JSON, with one worker and with two; the end-turn loop over HTTP
-with a pre-filled pairing pool; match actions over HTTP at several numbers of concurrent
-matches; each worker's peak memory; then the issue targets, each checked against this run.
-`--pairing` adds the pairing query against a million snapshots (bench.pairing) and the
-end-turn loop against a million-snapshot pool (a few minutes more). `--cluster` measures
-instead the battle endpoint, end-turn and match actions through nginx with 1, 2 and 3
-instances (bench.cluster).
+Engine-only battles/s, of the compiled build and of the pure one with their ratio; the battle
+endpoint and the floor endpoint beside it at several concurrencies in msgpack and JSON, with one
+worker and with two; the end-turn loop over HTTP with a pre-filled pairing pool; match actions
+over HTTP at several numbers of concurrent matches; each worker's peak memory; then the issue
+targets, each checked against this run. `--pairing` adds the pairing query against a million
+snapshots (bench.pairing) and the end-turn loop against a million-snapshot pool (a few minutes
+more). `--cluster` measures instead the battle endpoint, end-turn and match actions through
+nginx with 1, 2 and 3 instances (bench.cluster).
 """
 
 import argparse
@@ -21,6 +21,7 @@ from typing import Any
 
 from bench import cluster, engine, http, pairing, targets
 from bench.table import format_table
+from service.games.cryptids import ENGINE_BUILD
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
 
@@ -233,14 +234,20 @@ def run(
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """The benchmark table's rows, and the targets checked against them."""
     engine_rows = engine.run(smoke=sizes is SMOKE)
-    engine_rate = {row["mode"]: float(str(row["median/s"])) for row in engine_rows}
+    # The server runs the installed build: the endpoint's ratios are to that one's rate.
+    engine_rate = {
+        row["mode"]: float(str(row["median/s"]))
+        for row in engine_rows
+        if row["build"] == ENGINE_BUILD
+    }
     rows = [
         _blank(
-            f"engine, {row['mode']}",
+            f"engine {row['build']}, {row['mode']}",
             **{
                 "median/s": str(row["median/s"]),
                 "spread/s": f"{row['min/s']}-{row['max/s']}",
-                "note": f"one core, {row['battles']} battles x {row['repeats']}",
+                "note": f"one core, {row['battles']} battles x {row['repeats']}"
+                + ("" if row["build"] == "pure" else f", {row['vs pure']} pure"),
             },
         )
         for row in engine_rows

@@ -1,9 +1,13 @@
 from bench.__main__ import SMOKE, run
+from service.games.cryptids import ENGINE_BUILD
 
 
 def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
     rows, checked = run(SMOKE)
     figures = [(row["figure"], row["workers"], row["clients"]) for row in rows]
+    engines = [row["figure"] for row in rows if row["figure"].startswith("engine")]
+    builds = ["compiled", "pure"] if ENGINE_BUILD == "compiled" else ["pure"]
+    assert engines == [f"engine {b}, {m}" for m in ("with replay", "no replay") for b in builds]
     for fmt in ("msgpack", "json"):
         for clients in ("1", "4"):
             assert (f"simulate {fmt}", "1", clients) in figures
