@@ -1,15 +1,32 @@
-"""Abilities compiled to small integer codes, so the engine's hot loop compares ints."""
+"""Abilities compiled to small integer codes, so the engine's hot loop compares ints.
+
+The codes are `Final` so that the compiled build (setup.py) inlines them as C constants.
+"""
 
 from dataclasses import dataclass
+from typing import Final
 
 from service.games.cryptids.content import ENEMY_TARGETS, Ability, Ruleset
 from service.games.cryptids.hashing import COUNT_STRUCT
 
 # Trigger codes. Roll triggers are below T_ON_DAMAGED; reactions and deaths above.
-T_EVERY, T_FACE, T_SUM, T_SUM_GE, T_SUM_LE, T_DOUBLES, T_ODD, T_EVEN = range(8)
-T_ON_DAMAGED, T_ON_ALLY_DAMAGED, T_ON_ENEMY_DAMAGED, T_ON_HEALED, T_ON_ALLY_HEALED = range(8, 13)
-T_ON_DEATH, T_ON_ALLY_DEATH, T_ON_ENEMY_DEATH = range(13, 16)
-TRIGGER_CODES = {
+T_EVERY: Final = 0
+T_FACE: Final = 1
+T_SUM: Final = 2
+T_SUM_GE: Final = 3
+T_SUM_LE: Final = 4
+T_DOUBLES: Final = 5
+T_ODD: Final = 6
+T_EVEN: Final = 7
+T_ON_DAMAGED: Final = 8
+T_ON_ALLY_DAMAGED: Final = 9
+T_ON_ENEMY_DAMAGED: Final = 10
+T_ON_HEALED: Final = 11
+T_ON_ALLY_HEALED: Final = 12
+T_ON_DEATH: Final = 13
+T_ON_ALLY_DEATH: Final = 14
+T_ON_ENEMY_DEATH: Final = 15
+TRIGGER_CODES: Final = {
     "every_roll": T_EVERY,
     "face": T_FACE,
     "sum": T_SUM,
@@ -28,19 +45,17 @@ TRIGGER_CODES = {
     "on_enemy_death": T_ON_ENEMY_DEATH,
 }
 
-(
-    E_DAMAGE,
-    E_HEAL,
-    E_SHIELD,
-    E_POISON,
-    E_STUN,
-    E_THREAT,
-    E_MAX_HEALTH,
-    E_ADD_TO_SUM,
-    E_REROLL,
-    E_SUMMON,
-) = range(10)
-EFFECT_CODES = {
+E_DAMAGE: Final = 0
+E_HEAL: Final = 1
+E_SHIELD: Final = 2
+E_POISON: Final = 3
+E_STUN: Final = 4
+E_THREAT: Final = 5
+E_MAX_HEALTH: Final = 6
+E_ADD_TO_SUM: Final = 7
+E_REROLL: Final = 8
+E_SUMMON: Final = 9
+EFFECT_CODES: Final = {
     "damage": E_DAMAGE,
     "heal": E_HEAL,
     "shield": E_SHIELD,
@@ -53,20 +68,19 @@ EFFECT_CODES = {
     "summon": E_SUMMON,
 }
 
-(
-    G_HIGHEST_THREAT,
-    G_LOWEST_HEALTH,
-    G_HIGHEST_HEALTH,
-    G_LEFTMOST,
-    G_RIGHTMOST,
-    G_ALL_ENEMIES,
-    G_RANDOM_ENEMY,
-    G_SELF,
-    G_ALL_ALLIES,
-    G_LOWEST_HEALTH_ALLY,
-    G_ADJACENT_ALLIES,
-) = range(11)
-TARGET_CODES = {
+# Target codes. Enemy rules are below G_SELF; the ally rules from G_SELF on.
+G_HIGHEST_THREAT: Final = 0
+G_LOWEST_HEALTH: Final = 1
+G_HIGHEST_HEALTH: Final = 2
+G_LEFTMOST: Final = 3
+G_RIGHTMOST: Final = 4
+G_ALL_ENEMIES: Final = 5
+G_RANDOM_ENEMY: Final = 6
+G_SELF: Final = 7
+G_ALL_ALLIES: Final = 8
+G_LOWEST_HEALTH_ALLY: Final = 9
+G_ADJACENT_ALLIES: Final = 10
+TARGET_CODES: Final = {
     "highest_threat": G_HIGHEST_THREAT,
     "lowest_health": G_LOWEST_HEALTH,
     "highest_health": G_HIGHEST_HEALTH,

@@ -8,6 +8,7 @@ them (and the board hashes) is over a quarter of the cost of a battle.
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import Any, Final
 
 from service.games.cryptids.compiled import (
     E_ADD_TO_SUM,
@@ -19,6 +20,7 @@ from service.games.cryptids.compiled import (
     E_STUN,
     E_SUMMON,
     E_THREAT,
+    G_ADJACENT_ALLIES,
     G_ALL_ALLIES,
     G_ALL_ENEMIES,
     G_HIGHEST_HEALTH,
@@ -41,14 +43,17 @@ from service.games.cryptids.compiled import (
     fire_count,
 )
 from service.games.cryptids.content import Ruleset
-from service.games.cryptids.hashing import UNIT_STRUCT, hash_parts
+from service.games.cryptids.hashing import hash_parts, pack_unit
 from service.games.cryptids.replay import Event, Replay
 from service.games.cryptids.warband import Warband, validate_warband
 from service.games.kernel.rng import GOLDEN_GAMMA, MASK64, SplitMix64
 
 # Threat order, the sort key of the current roll (see Unit.rank).
-BY_KEY_ODD = attrgetter("key_odd")
-BY_KEY_EVEN = attrgetter("key_even")
+BY_KEY_ODD: Final = attrgetter("key_odd")
+BY_KEY_EVEN: Final = attrgetter("key_even")
+# SplitMix64's multipliers (kernel.rng), inlined in the engine's draws.
+MIX1: Final = 0xBF58476D1CE4E5B9
+MIX2: Final = 0x94D049BB133111EB
 
 # uids: side A's cryptids are 0..4 by starting slot, side B's 5..9 (board_size apart); summoned
 # tokens are numbered on from 2 * board_size in the order they join.
@@ -70,7 +75,6 @@ class Unit:
     __slots__ = (
         "effect",
         "fires",
-        "group",
         "harmful",
         "health",
         "key_even",
@@ -90,9 +94,6 @@ class Unit:
         "trigger_value",
         "uid",
     )
-    # The battle's unit list for its kind of trigger, set when placed; None for on_damaged and
-    # on_healed, which only the damaged or healed cryptid itself can fire.
-    group: "list[Unit] | None"
 
     def __init__(self, uid: int, side: int, slot: int, spec: UnitSpec) -> None:
         self.uid = uid
@@ -150,10 +151,10 @@ class _Battle:
         "poison_pending",
         "reactions_left",
         "record",
-        "rng",
         "roll_units",
         "seed",
         "sort_key",
+        "state",
         "units",
     )
 
@@ -163,7 +164,9 @@ class _Battle:
         rules = comp.ruleset.battle
         self.comp = comp
         self.seed = seed
-        self.rng = SplitMix64(seed)
+        # The generator's state, drawn from inline (see _throw). Any: a 64-bit state never fits
+        # the compiled build's small ints, and as a plain object it skips their conversions.
+        self.state: Any = SplitMix64(seed).state
         self.record = record
         self.events: list[Event] = []
         # Bound once: the hot paths call `emit` only when recording.
@@ -191,29 +194,32 @@ class _Battle:
         self.next_uid = 2 * size
         self.sort_key: Callable[[Unit], int] = BY_KEY_ODD
 
+    def _group(self, u: Unit) -> "list[Unit] | None":
+        """The battle's unit list for u's kind of trigger; None for on_damaged and on_healed,
+        which only the damaged or healed cryptid itself can fire. Looked up rather than kept
+        on the unit: a unit pointing at a list that holds it would leave every battle to the
+        cycle collector."""
+        t = u.trigger
+        if t < T_ON_DAMAGED:
+            if u.effect == E_ADD_TO_SUM or u.effect == E_REROLL:
+                return self.dice_units
+            return self.roll_units
+        if t in (T_ON_DAMAGED, T_ON_HEALED):
+            return None
+        if t == T_ON_ALLY_DAMAGED:
+            return self.damage_watch[u.side]
+        if t == T_ON_ENEMY_DAMAGED:
+            return self.damage_watch[1 - u.side]
+        if t == T_ON_ALLY_HEALED:
+            return self.heal_watch[u.side]
+        return self.death_units
+
     def _place(self, u: Unit) -> None:
         self.board[u.side][u.slot] = u
         self.units.append(u)
         if u.harmful:
             self.harmful_present = True
-        t = u.trigger
-        group: list[Unit] | None
-        if t < T_ON_DAMAGED:
-            if u.effect == E_ADD_TO_SUM or u.effect == E_REROLL:
-                group = self.dice_units
-            else:
-                group = self.roll_units
-        elif t in (T_ON_DAMAGED, T_ON_HEALED):
-            group = None
-        elif t == T_ON_ALLY_DAMAGED:
-            group = self.damage_watch[u.side]
-        elif t == T_ON_ENEMY_DAMAGED:
-            group = self.damage_watch[1 - u.side]
-        elif t == T_ON_ALLY_HEALED:
-            group = self.heal_watch[u.side]
-        else:
-            group = self.death_units
-        u.group = group
+        group = self._group(u)
         if group is not None:
             group.append(u)
 
@@ -221,32 +227,46 @@ class _Battle:
         # In place: nothing iterates the unit lists while step 6 removes the dead.
         for x in dead:
             self.units.remove(x)
-            if x.group is not None:
-                x.group.remove(x)
+            group = self._group(x)
+            if group is not None:
+                group.remove(x)
         if self.harmful_present and any(x.harmful for x in dead):
             self.harmful_present = any(x.harmful for x in self.units)
 
     # --- targets -------------------------------------------------------------------------
 
     def _targets(self, u: Unit) -> list[Unit]:
+        """The targets of the rules that can hit several: all_enemies, all_allies and
+        adjacent_allies (the others have one target at most, see _target)."""
+        g = u.target
+        if g == G_ALL_ENEMIES:
+            return [x for x in self.board[1 - u.side] if x is not None and x.health > 0]
+        allies = [x for x in self.board[u.side] if x is not None and x.health > 0]
+        if g == G_ALL_ALLIES:
+            return allies
+        return [x for x in allies if x.slot == u.slot - 1 or x.slot == u.slot + 1]
+
+    def _target(self, u: Unit) -> "Unit | None":
+        """The one target of any other rule, or None. The rules scan the row once without
+        building the list of the living: they are most of the activations. Strict comparisons
+        keep the leftmost on ties."""
         g = u.target
         if g == G_SELF:
-            return [u] if u.health > 0 else []
-        if g > G_SELF:
-            allies = [x for x in self.board[u.side] if x is not None and x.health > 0]
-            if g == G_ALL_ALLIES:
-                return allies
-            if g == G_LOWEST_HEALTH_ALLY:
-                return [min(allies, key=_health)] if allies else []
-            return [x for x in allies if x.slot == u.slot - 1 or x.slot == u.slot + 1]
-        row = self.board[1 - u.side]
-        if g == G_ALL_ENEMIES:
-            return [x for x in row if x is not None and x.health > 0]
+            return u if u.health > 0 else None
+        row = self.board[u.side if g == G_LOWEST_HEALTH_ALLY else 1 - u.side]
         if g == G_RANDOM_ENEMY:
-            enemies = [x for x in row if x is not None and x.health > 0]
-            return [enemies[self.rng.below(len(enemies))]] if enemies else []
-        # The single-target rules scan the row once without building the list of the living:
-        # they are most of the activations. Strict comparisons keep the leftmost on ties.
+            living = 0
+            for x in row:
+                if x is not None and x.health > 0:
+                    living += 1
+            if not living:
+                return None
+            pick = self._below(living)
+            for x in row:
+                if x is not None and x.health > 0:
+                    if not pick:
+                        return x
+                    pick -= 1
         best = None
         for x in row:
             if x is None or x.health <= 0:
@@ -258,7 +278,7 @@ class _Battle:
             elif g == G_HIGHEST_THREAT:
                 if x.threat > best.threat:
                     best = x
-            elif g == G_LOWEST_HEALTH:
+            elif g in (G_LOWEST_HEALTH, G_LOWEST_HEALTH_ALLY):
                 if x.health < best.health:
                     best = x
             elif g == G_HIGHEST_HEALTH:
@@ -266,7 +286,16 @@ class _Battle:
                     best = x
             else:
                 best = x  # G_RIGHTMOST: the last living one
-        return [] if best is None else [best]
+        return best
+
+    def _below(self, n: int) -> int:
+        """An index in 0..n-1 from the battle's generator: next() % n (kernel.rng)."""
+        state = (self.state + GOLDEN_GAMMA) & MASK64
+        self.state = state
+        z: Any = ((state ^ (state >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        index: int = (z ^ (z >> 31)) % n
+        return index
 
     # --- effects -------------------------------------------------------------------------
 
@@ -282,45 +311,58 @@ class _Battle:
         if record:
             self.emit(("trigger", u.uid))
         effect = u.effect
-        if effect == E_DAMAGE:
-            amount = u.magnitude + self.bonus
-            for t in self._targets(u):
-                if t.health > 0:
-                    self._damage(u.uid, t, amount, depth)
-        elif effect == E_HEAL:
-            for t in self._targets(u):
-                if t.health > 0:
-                    self._heal(u, t, depth)
-        elif effect == E_SUMMON:
+        if effect == E_SUMMON:
             self._summon(u)
-        else:
-            self._buff(u, effect)
-
-    def _buff(self, u: Unit, effect: int) -> None:
-        m = u.magnitude
-        emit = self.emit if self.record else None
-        for t in self._targets(u):
-            t.packed = None
-            if effect == E_SHIELD:
-                t.shield += m
-                value, name = t.shield, "shield"
-            elif effect == E_POISON:
-                t.poison += m
-                self.poison_pending = True
-                value, name = t.poison, "poison"
-            elif effect == E_STUN:
-                t.stun += m
-                value, name = t.stun, "stun"
-            elif effect == E_THREAT:
-                t.threat += m
-                t.rank()
-                value, name = t.threat, "threat"
+            return
+        g = u.target
+        if g in (G_ALL_ENEMIES, G_ALL_ALLIES, G_ADJACENT_ALLIES):
+            # An earlier target's reactions may bring a later one to 0 before its turn.
+            if effect == E_DAMAGE:
+                amount = u.magnitude + self.bonus
+                for t in self._targets(u):
+                    if t.health > 0:
+                        self._damage(u.uid, t, amount, depth)
+            elif effect == E_HEAL:
+                for t in self._targets(u):
+                    if t.health > 0:
+                        self._heal(u, t, depth)
             else:
-                t.max_health += m
-                t.health += m
-                value, name = t.max_health, "max_health"
-            if emit is not None:
-                emit((name, u.uid, t.uid, m, value))
+                for t in self._targets(u):
+                    self._buff(u, t, effect)
+            return
+        target = self._target(u)
+        if target is None:
+            return
+        if effect == E_DAMAGE:
+            self._damage(u.uid, target, u.magnitude + self.bonus, depth)
+        elif effect == E_HEAL:
+            self._heal(u, target, depth)
+        else:
+            self._buff(u, target, effect)
+
+    def _buff(self, u: Unit, t: Unit, effect: int) -> None:
+        m = u.magnitude
+        t.packed = None
+        if effect == E_SHIELD:
+            t.shield += m
+            value, name = t.shield, "shield"
+        elif effect == E_POISON:
+            t.poison += m
+            self.poison_pending = True
+            value, name = t.poison, "poison"
+        elif effect == E_STUN:
+            t.stun += m
+            value, name = t.stun, "stun"
+        elif effect == E_THREAT:
+            t.threat += m
+            t.rank()
+            value, name = t.threat, "threat"
+        else:
+            t.max_health += m
+            t.health += m
+            value, name = t.max_health, "max_health"
+        if self.record:
+            self.emit((name, u.uid, t.uid, m, value))
 
     def _damage(self, source: int, t: Unit, amount: int, depth: int) -> None:
         absorbed = 0
@@ -517,12 +559,26 @@ class _Battle:
                     break
                 packed = x.packed
                 if packed is None:
-                    packed = x.packed = UNIT_STRUCT.pack(
+                    packed = x.packed = pack_unit(
                         x.uid, x.health, x.max_health, x.threat, x.shield, x.poison, x.stun
                     )
                 parts.append(packed)
             parts[mark] = counts[len(parts) - mark - 1]
         return hash_parts(parts)
+
+    def _throw(self, faces: int) -> tuple[int, int]:
+        """Two dice, exactly `SplitMix64.die(faces)` twice (kernel.rng), inlined: it runs on
+        every roll."""
+        state = (self.state + GOLDEN_GAMMA) & MASK64
+        z: Any = ((state ^ (state >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        d1: int = 1 + (z ^ (z >> 31)) % faces
+        state = (state + GOLDEN_GAMMA) & MASK64
+        self.state = state
+        z = ((state ^ (state >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        d2: int = 1 + (z ^ (z >> 31)) % faces
+        return d1, d2
 
     def run(self, replay: Replay | None) -> BattleResult:
         rules = self.comp.ruleset.battle
@@ -530,7 +586,6 @@ class _Battle:
         sudden = rules.sudden_death_start
         roll_limit = rules.roll_limit
         reaction_limit = rules.reaction_limit
-        rng = self.rng
         board = self.board
         record = self.record
         events = self.events
@@ -552,7 +607,7 @@ class _Battle:
             roll += 1
             self.sort_key = BY_KEY_ODD if roll & 1 else BY_KEY_EVEN
             self.reactions_left = reaction_limit
-            d1, d2 = throw(rng, faces)
+            d1, d2 = self._throw(faces)
             if record:
                 events.append(("roll", roll, d1, d2))
             self.bonus = roll - sudden + 1 if roll >= sudden else 0
@@ -581,23 +636,6 @@ class _Battle:
         return BattleResult(
             winner, roll, health_a, health_b, reason, self.comp.ruleset.id, self.seed, replay
         )
-
-
-def throw(rng: SplitMix64, faces: int) -> tuple[int, int]:
-    """Two dice, exactly `rng.die(faces)` twice, inlined: it runs on every roll."""
-    state = (rng.state + GOLDEN_GAMMA) & MASK64
-    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    d1 = 1 + (z ^ (z >> 31)) % faces
-    state = (state + GOLDEN_GAMMA) & MASK64
-    rng.state = state
-    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return d1, 1 + (z ^ (z >> 31)) % faces
-
-
-def _health(u: Unit) -> int:
-    return u.health
 
 
 def simulate(

@@ -8,10 +8,16 @@ those bytes, written as 16 lowercase hex digits.
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Final
 
-UNIT_STRUCT = struct.Struct(">7i")
-COUNT_STRUCT = struct.Struct(">i")
+UNIT_STRUCT: Final = struct.Struct(">7i")
+COUNT_STRUCT: Final = struct.Struct(">i")
+# Bound once: one cryptid's part of the encoding, packed on every roll its state changed.
+pack_unit: Final[Callable[..., bytes]] = UNIT_STRUCT.pack
+
+
+_sha256: Final = hashlib.sha256
 
 
 def board_hash(values: Sequence[int]) -> str:
@@ -20,6 +26,9 @@ def board_hash(values: Sequence[int]) -> str:
     return hashlib.sha256(data).digest()[:8].hex()
 
 
-def hash_parts(parts: Sequence[bytes]) -> str:
-    """The same hash from the encoding already cut in pieces (counts and packed cryptids)."""
-    return hashlib.sha256(b"".join(parts)).digest()[:8].hex()
+def hash_parts(parts: list[bytes]) -> str:
+    """The same hash from the encoding already cut in pieces (counts and packed cryptids).
+
+    The first 16 hex digits are the first 8 bytes: one string fewer than digest()[:8].hex().
+    """
+    return _sha256(b"".join(parts)).hexdigest()[:16]

@@ -35,7 +35,12 @@ def validate_warband(ruleset: Ruleset, picks: Sequence[object], side: str = "a")
 
     `side` prefixes the field path of an error, e.g. "a.cryptids[2].species".
     """
-    if isinstance(picks, str | bytes) or not isinstance(picks, Sequence):
+    # A list or a tuple first: the abstract Sequence check costs more than a battle's setup.
+    if (
+        type(picks) is not list
+        and type(picks) is not tuple
+        and (isinstance(picks, str | bytes) or not isinstance(picks, Sequence))
+    ):
         raise WarbandError(f"{side}.cryptids", "expected a list of cryptids")
     if not picks:
         raise WarbandError(f"{side}.cryptids", "a warband needs at least one cryptid")
@@ -46,8 +51,9 @@ def validate_warband(ruleset: Ruleset, picks: Sequence[object], side: str = "a")
     max_level = ruleset.run.max_level
     out: list[Pick] = []
     for i, pick in enumerate(picks):
-        # The usual case is checked first and cheaply; the error path names the field.
-        if isinstance(pick, tuple) and len(pick) == 3:
+        # The usual case is checked first and cheaply (a Pick is kept, not built again; a stored
+        # snapshot's picks are lists); the error path names the field.
+        if (isinstance(pick, tuple) or type(pick) is list) and len(pick) == 3:
             species, ability, level = pick
             if (
                 type(species) is str
@@ -57,7 +63,7 @@ def validate_warband(ruleset: Ruleset, picks: Sequence[object], side: str = "a")
                 and 1 <= level <= max_level
                 and species in species_table
             ):
-                out.append(Pick(species, ability, level))
+                out.append(pick if type(pick) is Pick else Pick(species, ability, level))
                 continue
         out.append(_checked_pick(ruleset, pick, f"{side}.cryptids[{i}]"))
     return tuple(out)

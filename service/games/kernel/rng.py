@@ -5,12 +5,13 @@ It is published so that a client in any language can re-simulate from a seed.
 
 import hashlib
 from collections.abc import MutableSequence, Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
-MASK64 = (1 << 64) - 1
-GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+# Final: the compiled cryptid engine, which inlines the generator, takes them as constants.
+MASK64: Final = 0xFFFF_FFFF_FFFF_FFFF
+GOLDEN_GAMMA: Final = 0x9E3779B97F4A7C15
 
 
 def mix64(z: int) -> int:
