@@ -1,7 +1,9 @@
 import hashlib
 
+import pytest
+
 from service.games.kernel import rng as rng_module
-from service.games.kernel.rng import GOLDEN_GAMMA, MASK64, SplitMix64, mix64, one_way_seed
+from service.games.kernel.rng import AHEAD, GOLDEN_GAMMA, MASK64, SplitMix64, mix64, one_way_seed
 
 
 def test_splitmix64_matches_the_published_reference_sequence() -> None:
@@ -12,6 +14,14 @@ def test_splitmix64_matches_the_published_reference_sequence() -> None:
         0x6E789E6AA1B965F4,
         0x06C45D188009454F,
     ]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42, MASK64, MASK64 - GOLDEN_GAMMA, 0x8000_0000_0000_0000])
+def test_ahead_gives_the_next_outputs_in_order_and_moves_the_state_past_them(seed: int) -> None:
+    batched, single = SplitMix64(seed), SplitMix64(seed)
+    for _ in range(3):
+        assert batched.ahead() == [single.next() for _ in range(AHEAD)]
+        assert batched.state == single.state
 
 
 def test_die_is_one_plus_output_modulo_faces() -> None:

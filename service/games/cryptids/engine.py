@@ -46,14 +46,11 @@ from service.games.cryptids.content import Ruleset
 from service.games.cryptids.hashing import hash_parts, pack_unit
 from service.games.cryptids.replay import Event, Replay
 from service.games.cryptids.warband import Warband, validate_warband
-from service.games.kernel.rng import GOLDEN_GAMMA, MASK64, SplitMix64
+from service.games.kernel.rng import SplitMix64
 
 # Threat order, the sort key of the current roll (see Unit.rank).
 BY_KEY_ODD: Final = attrgetter("key_odd")
 BY_KEY_EVEN: Final = attrgetter("key_even")
-# SplitMix64's multipliers (kernel.rng), inlined in the engine's draws.
-MIX1: Final = 0xBF58476D1CE4E5B9
-MIX2: Final = 0x94D049BB133111EB
 
 # uids: side A's cryptids are 0..4 by starting slot, side B's 5..9 (board_size apart); summoned
 # tokens are numbered on from 2 * board_size in the order they join.
@@ -141,8 +138,8 @@ class _Battle:
         "damage_watch",
         "death_units",
         "dice_units",
+        "draws",
         "dying",
-        "emit",
         "events",
         "faces",
         "harmful_present",
@@ -151,10 +148,10 @@ class _Battle:
         "poison_pending",
         "reactions_left",
         "record",
+        "rng",
         "roll_units",
         "seed",
         "sort_key",
-        "state",
         "units",
     )
 
@@ -164,13 +161,10 @@ class _Battle:
         rules = comp.ruleset.battle
         self.comp = comp
         self.seed = seed
-        # The generator's state, drawn from inline (see _throw). Any: a 64-bit state never fits
-        # the compiled build's small ints, and as a plain object it skips their conversions.
-        self.state: Any = SplitMix64(seed).state
+        self.rng = SplitMix64(seed)
+        self.draws: list[Any] = []  # outputs of the generator drawn ahead, the next one last
         self.record = record
-        self.events: list[Event] = []
-        # Bound once: the hot paths call `emit` only when recording.
-        self.emit: Callable[[Event], None] = self.events.append
+        self.events: list[Event] = []  # appended to only when recording
         self.chain_depth = rules.chain_depth
         self.reactions_left = rules.reaction_limit
         self.faces = rules.die_faces
@@ -288,13 +282,19 @@ class _Battle:
                 best = x  # G_RIGHTMOST: the last living one
         return best
 
+    def _next(self) -> Any:
+        """The generator's next output: next() of kernel.rng, taken from a batch drawn ahead.
+
+        Any: a 64-bit output never fits the compiled build's small ints, and as a plain object
+        it skips their conversions."""
+        draws = self.draws
+        if not draws:
+            draws = self.draws = self.rng.ahead()[::-1]
+        return draws.pop()
+
     def _below(self, n: int) -> int:
-        """An index in 0..n-1 from the battle's generator: next() % n (kernel.rng)."""
-        state = (self.state + GOLDEN_GAMMA) & MASK64
-        self.state = state
-        z: Any = ((state ^ (state >> 30)) * MIX1) & MASK64
-        z = ((z ^ (z >> 27)) * MIX2) & MASK64
-        index: int = (z ^ (z >> 31)) % n
+        """An index in 0..n-1: next() % n, as kernel.rng's below(n)."""
+        index: int = self._next() % n
         return index
 
     # --- effects -------------------------------------------------------------------------
@@ -306,10 +306,10 @@ class _Battle:
             u.stun -= 1
             u.packed = None
             if record:
-                self.emit(("skip", u.uid))
+                self.events.append(("skip", u.uid))
             return
         if record:
-            self.emit(("trigger", u.uid))
+            self.events.append(("trigger", u.uid))
         effect = u.effect
         if effect == E_SUMMON:
             self._summon(u)
@@ -362,7 +362,7 @@ class _Battle:
             t.health += m
             value, name = t.max_health, "max_health"
         if self.record:
-            self.emit((name, u.uid, t.uid, m, value))
+            self.events.append((name, u.uid, t.uid, m, value))
 
     def _damage(self, source: int, t: Unit, amount: int, depth: int) -> None:
         absorbed = 0
@@ -375,7 +375,7 @@ class _Battle:
         t.health -= loss
         t.packed = None
         if self.record:
-            self.emit(("damage", source, t.uid, amount, absorbed, t.health))
+            self.events.append(("damage", source, t.uid, amount, absorbed, t.health))
         if loss:
             if not t.health:
                 self.dying.append(t)
@@ -388,7 +388,7 @@ class _Battle:
         if gain > u.magnitude:
             gain = u.magnitude
         if self.record:
-            self.emit(("heal", u.uid, t.uid, gain, t.health + gain))
+            self.events.append(("heal", u.uid, t.uid, gain, t.health + gain))
         if gain:
             t.health += gain
             t.packed = None
@@ -567,20 +567,13 @@ class _Battle:
         return hash_parts(parts)
 
     def _throw(self, faces: int) -> tuple[int, int]:
-        """Two dice, exactly `SplitMix64.die(faces)` twice (kernel.rng), inlined: it runs on
-        every roll."""
-        state = (self.state + GOLDEN_GAMMA) & MASK64
-        z: Any = ((state ^ (state >> 30)) * MIX1) & MASK64
-        z = ((z ^ (z >> 27)) * MIX2) & MASK64
-        d1: int = 1 + (z ^ (z >> 31)) % faces
-        state = (state + GOLDEN_GAMMA) & MASK64
-        self.state = state
-        z = ((state ^ (state >> 30)) * MIX1) & MASK64
-        z = ((z ^ (z >> 27)) * MIX2) & MASK64
-        d2: int = 1 + (z ^ (z >> 31)) % faces
+        """Two dice, as kernel.rng's die(faces) twice."""
+        d1: int = 1 + self._next() % faces
+        d2: int = 1 + self._next() % faces
         return d1, d2
 
-    def run(self, replay: Replay | None) -> BattleResult:
+    def run(self, a: Warband, b: Warband) -> BattleResult:
+        """The battle to its end; a and b (the validated warbands) go into the replay."""
         rules = self.comp.ruleset.battle
         faces = self.faces
         sudden = rules.sudden_death_start
@@ -589,6 +582,7 @@ class _Battle:
         board = self.board
         record = self.record
         events = self.events
+        hashes: list[str] = []
         roll = 0
         while True:
             alive_a = board[0][0] is not None
@@ -623,19 +617,20 @@ class _Battle:
                 self._roll_abilities(d1, d2, index, total)
             if self.dying:
                 self._deaths()
-            if replay is not None:
-                replay.hashes.append(self._hash())
+            if record:
+                hashes.append(self._hash())
         health_a = sum(x.health for x in board[0] if x is not None)
         health_b = sum(x.health for x in board[1] if x is not None)
         if reason == "wipe":
             winner = "a" if alive_a else "b" if alive_b else "draw"
         else:
             winner = "a" if health_a > health_b else "b" if health_b > health_a else "draw"
+        ruleset_id = self.comp.ruleset.id
+        replay = None
         if record:
             events.append(("end", winner, reason, health_a, health_b))
-        return BattleResult(
-            winner, roll, health_a, health_b, reason, self.comp.ruleset.id, self.seed, replay
-        )
+            replay = Replay(ruleset_id, self.seed, a, b, events, hashes)
+        return BattleResult(winner, roll, health_a, health_b, reason, ruleset_id, self.seed, replay)
 
 
 def simulate(
@@ -652,6 +647,4 @@ def simulate(
     """
     a = validate_warband(ruleset, warband_a, "a")
     b = validate_warband(ruleset, warband_b, "b")
-    battle = _Battle(compiled(ruleset), seed, a, b, record)
-    replay = Replay(ruleset.id, seed, a, b, battle.events, []) if record else None
-    return battle.run(replay)
+    return _Battle(compiled(ruleset), seed, a, b, record).run(a, b)
