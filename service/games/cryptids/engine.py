@@ -7,7 +7,7 @@ them (and the board hashes) is over a quarter of the cost of a battle.
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Final
 
 from service.games.cryptids.compiled import (
@@ -51,6 +51,8 @@ from service.games.kernel.rng import SplitMix64
 # Threat order, the sort key of the current roll (see Unit.rank).
 BY_KEY_ODD: Final = attrgetter("key_odd")
 BY_KEY_EVEN: Final = attrgetter("key_even")
+# Death abilities: the owner's threat order, then the dead one's (see _death_abilities).
+BY_OWNER_THEN_DEAD: Final = itemgetter(0, 1)
 
 # uids: side A's cryptids are 0..4 by starting slot, side B's 5..9 (board_size apart); summoned
 # tokens are numbered on from 2 * board_size in the order they join.
@@ -541,7 +543,7 @@ class _Battle:
             if x.trigger != T_ON_DEATH:
                 want_same = x.trigger == T_ON_ALLY_DEATH
                 acts.extend((key(x), key(d), x) for d in dead if (d.side == x.side) == want_same)
-        acts.sort(key=lambda act: (act[0], act[1]))
+        acts.sort(key=BY_OWNER_THEN_DEAD)
         for _, _, x in acts:
             if x.health > 0 or x.trigger == T_ON_DEATH:
                 self._activate(x, 0)
