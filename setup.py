@@ -10,6 +10,8 @@ import shlex
 import shutil
 import sys
 import sysconfig
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -21,6 +23,10 @@ COMPILED = [
     "service/games/cryptids/hashing.py",
     "service/games/cryptids/warband.py",
 ]
+# mypyc puts the compiled code of all of them in one top-level module, <GROUP>__mypyc.
+GROUP = "cryptid_engine"
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop"}
+HERE = Path(__file__).resolve().parent
 
 
 def _notice(reason: str) -> None:
@@ -34,17 +40,32 @@ def _compiler() -> str | None:
     return shutil.which(words[0]) if words else None
 
 
+def _remove_in_place_builds() -> None:
+    """An editable install builds in place: a former build's compiled modules, left beside the
+    sources, would still be imported before them."""
+    if "editable_wheel" not in sys.argv:
+        return
+    for name in [*(path.removesuffix(".py") for path in COMPILED), f"{GROUP}__mypyc"]:
+        for suffix in EXTENSION_SUFFIXES:
+            (HERE / f"{name}{suffix}").unlink(missing_ok=True)
+
+
 def _extensions() -> list[Extension]:
+    # pip runs this file for metadata too (egg_info, dist_info): only a build compiles.
+    if not BUILDS & set(sys.argv[1:]):
+        return []
     if os.environ.get("CRYPTIDS_PURE") == "1":
         _notice("CRYPTIDS_PURE=1")
+        _remove_in_place_builds()
         return []
     if _compiler() is None:
         _notice("no C compiler found")
+        _remove_in_place_builds()
         return []
     from mypyc.build import mypycify
 
     # The project's mypy settings are for `make lint` (they name plugins the build lacks).
-    return mypycify(["--config-file=", *COMPILED], opt_level="3", group_name="cryptid_engine")
+    return mypycify(["--config-file=", *COMPILED], opt_level="3", group_name=GROUP)
 
 
 class _OptionalBuildExt(build_ext):
@@ -55,11 +76,10 @@ class _OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # distutils raises several unrelated types for one failure
-            _notice(f"compiling failed ({exc})")
+            _notice(f"compiling failed ({type(exc).__name__}, see the compiler's output above)")
             for extension in self.extensions:
-                path = self.get_ext_fullpath(extension.name)
-                if os.path.exists(path):
-                    os.remove(path)
+                Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
+            _remove_in_place_builds()
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})
