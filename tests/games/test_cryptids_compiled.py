@@ -13,6 +13,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.games.cryptids import ENGINE_BUILD, load_ruleset
+from service.games.cryptids import ENGINE_BUILD, available_rulesets, load_ruleset
 from service.games.cryptids.content import (
     DEATH_TRIGGERS,
     EFFECTS,
@@ -34,7 +35,7 @@ from service.games.cryptids.content import (
 )
 from service.games.kernel.rng import SplitMix64
 from tests.games.engines import ROOT, PureEngine, battle_bytes
-from tests.games.golden.gen import corpus_path, replay_digest
+from tests.games.golden.gen import HERE, corpus_path, replay_digest
 
 
 def _compiled_modules() -> list[str]:
@@ -89,17 +90,30 @@ def pure() -> Iterator[PureEngine]:
         yield engine
 
 
-GOLDEN = json.loads(corpus_path("cryptids-2026.12").read_text(encoding="utf-8"))
+def _golden() -> list[tuple[dict[str, Any], str]]:
+    """Every stored battle with its replay digest: each shipped ruleset's corpus, and the rules
+    points (some on the test content beside them)."""
+    cases = []
+    for ruleset_id in available_rulesets():
+        document = json.loads(corpus_path(ruleset_id).read_text(encoding="utf-8"))
+        cases += [({"ruleset": ruleset_id} | e, e["replay_sha256"]) for e in document["battles"]]
+    points = json.loads((HERE / "rules-points.json").read_text(encoding="utf-8"))
+    content = tomllib.loads((HERE / "rules-points.toml").read_text(encoding="utf-8"))
+    for case in points.values():
+        ruleset = content if case["ruleset"] == content["ruleset"] else case["ruleset"]
+        cases.append(({**case, "ruleset": ruleset}, case["replay_sha256"]))
+    return [({k: c[k] for k in ("ruleset", "seed", "a", "b")}, digest) for c, digest in cases]
 
 
 @needs_compiled
-def test_the_golden_corpus_is_byte_identical_on_both_builds(pure: PureEngine) -> None:
-    for entry in GOLDEN["battles"]:
-        request = {"ruleset": GOLDEN["ruleset"], **{k: entry[k] for k in ("seed", "a", "b")}}
+def test_the_golden_battles_are_byte_identical_on_both_builds(pure: PureEngine) -> None:
+    golden = _golden()
+    assert len(golden) >= 120
+    for request, digest in golden:
         here = battle_bytes(request)
-        assert pure.battle_bytes(request) == here, entry["seed"]
+        assert pure.battle_bytes(request) == here, request["seed"]
         recorded, _ = msgpack.unpackb(here)
-        assert replay_digest(recorded["replay"]) == entry["replay_sha256"], entry["seed"]
+        assert replay_digest(recorded["replay"]) == digest, request["seed"]
 
 
 # --- random content: every trigger, effect and target, small limits -----------------------
