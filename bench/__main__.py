@@ -252,7 +252,14 @@ def run(
         )
         for row in engine_rows
     ]
-    figures = targets.Figures(engine_with_replay=engine_rate["with replay"])
+    figures = targets.Figures(
+        engine_with_replay=engine_rate["with replay"],
+        engine_builds={
+            str(row["build"]): float(str(row["median/s"]))
+            for row in engine_rows
+            if row["mode"] == "with replay"
+        },
+    )
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
         data_dir = Path(folder)
         asyncio.run(_prefill(data_dir / "pgdata", sizes.pool))

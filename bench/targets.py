@@ -23,7 +23,8 @@ class Line:
 
 @dataclass
 class Figures:
-    engine_with_replay: float  # battles/s on one core
+    engine_with_replay: float  # battles/s on one core, of the build the server runs
+    engine_builds: dict[str, float] = field(default_factory=dict)  # with replay, by build
     request_us: dict[str, float] = field(default_factory=dict)  # simulate, by format
     floor_us: dict[str, float] = field(default_factory=dict)  # the floor, by format
     worker_scaling: dict[str, float] = field(default_factory=dict)  # 2 workers / 1, by format
@@ -54,6 +55,17 @@ def _rate_line(
 
 def check(figures: Figures, players: int, matches: int) -> list[Line]:
     lines = []
+    if "compiled" in figures.engine_builds:
+        rate = figures.engine_builds["compiled"]
+        pure = figures.engine_builds.get("pure")
+        ratio = "" if not pure else f" ({rate / pure:.2f}x the pure build)"
+        lines.append(
+            Line(
+                "compiled engine with replay >= 15,000 battles/s on one core",
+                f"{rate:,.0f}/s{ratio}",
+                _verdict(rate >= 15_000),
+            )
+        )
     for (pool, buys), got in sorted(figures.turns.items()):
         at_most = 100.0 if pool < 1_000_000 else None
         least = 1000.0 if pool < 1_000_000 else 800.0

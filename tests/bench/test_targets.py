@@ -51,3 +51,13 @@ def test_rates_need_both_the_rate_and_the_p99() -> None:
     )
     assert lines["end-turn at 64 players, pool 1,000,000, three buys >= 800/s"] == "missed"
     assert lines["match actions at 64 matches >= 2,000/s, p99 <= 30 ms"] == "missed"
+
+
+def test_the_compiled_engine_needs_15000_battles_a_second() -> None:
+    figures = _figures()
+    figures.engine_builds = {"compiled": 15_000.0, "pure": 6_000.0}
+    (line,) = [line for line in check(figures, 64, 64) if "compiled engine" in line.target]
+    assert (line.measured, line.verdict) == ("15,000/s (2.50x the pure build)", "met")
+    figures.engine_builds["compiled"] = 14_999.0
+    (line,) = [line for line in check(figures, 64, 64) if "compiled engine" in line.target]
+    assert line.verdict == "missed"
