@@ -130,6 +130,25 @@ _TURN_EXTRAS = """,
        nextval(pg_get_serial_sequence('snapshots', 'snapshot_id')) AS snapshot_id"""
 
 
+def _for_write_sql(turn: bool, lock: bool) -> str:
+    return (
+        "SELECT "
+        + ", ".join(f"r.{name}" for name in _NAMES)
+        + ", k.request_hash, k.response"
+        + (_TURN_EXTRAS if turn else "")
+        + """
+          FROM runs r LEFT JOIN idempotency_keys k ON k.player_id = r.player_id AND k.key = $3
+         WHERE r.run_id = $1 AND r.player_id = $2"""
+        + (" FOR UPDATE OF r" if lock else "")
+    )
+
+
+# Every shop move and end-turn reads through one of these: built once, not per request.
+_FOR_WRITE = {
+    (turn, lock): _for_write_sql(turn, lock) for turn in (False, True) for lock in (False, True)
+}
+
+
 async def for_write(
     conn: asyncpg.Connection,
     run_id: UUID,
@@ -141,19 +160,7 @@ async def for_write(
 ) -> ForWrite | None:
     """The player's run and its key's row; with `lock`, the run stays locked until the
     transaction ends; with `turn`, what an end-turn needs besides."""
-    row = await conn.fetchrow(
-        "SELECT "
-        + ", ".join(f"r.{name}" for name in _NAMES)
-        + ", k.request_hash, k.response"
-        + (_TURN_EXTRAS if turn else "")
-        + """
-          FROM runs r LEFT JOIN idempotency_keys k ON k.player_id = r.player_id AND k.key = $3
-         WHERE r.run_id = $1 AND r.player_id = $2"""
-        + (" FOR UPDATE OF r" if lock else ""),
-        run_id,
-        player_id,
-        key,
-    )
+    row = await conn.fetchrow(_FOR_WRITE[turn, lock], run_id, player_id, key)
     if row is None:
         return None
     kept = (
