@@ -60,10 +60,14 @@ async def _seated(
     if row is None:
         raise NotFound("no such match")
     seats = await store.seats(conn, match_id)
+    return row, seats, _seat_of_caller(seats, player_id)
+
+
+def _seat_of_caller(seats: list[SeatRow], player_id: UUID) -> int:
     seat = seat_of(seats, player_id)
     if seat is None:
         raise Forbidden("you hold no seat in this match", code="not_seated")
-    return row, seats, seat
+    return seat
 
 
 def _refuse_inactive(row: MatchRow) -> None:
@@ -105,9 +109,7 @@ async def act(
         if kept is not None:
             return kept
         row, seats = found.row, found.seats
-        seat = seat_of(seats, player_id)
-        if seat is None:
-            raise Forbidden("you hold no seat in this match", code="not_seated")
+        seat = _seat_of_caller(seats, player_id)
         _refuse_inactive(row)
         _refuse_stale(row, seats[seat], version)
         progress = Progress.of(row, seats)
