@@ -79,3 +79,17 @@ def random_answer(prompt: Prompt, rng: SplitMix64) -> Action:
 
 # Seeds of at least 2^32: a secret seed must not be found by chance among a view's small numbers.
 secret_seeds = st.integers(min_value=2**32, max_value=2**64 - 1)
+
+
+# The shop and run sections of the rulesets tests build in code; their battles are the point.
+TEST_SHOP = {
+    "gold_per_round": 10,
+    "buy_cost": 3,
+    "sell_refund": 1,
+    "reroll_cost": 1,
+    "offer_slots": 3,
+    "offer_slots_late": 5,
+    "offer_slots_late_from_round": 5,
+    "tier_unlock_rounds": [1, 3, 5, 7, 9, 11],
+}
+TEST_RUN = {"lives": 5, "wins_to_finish": 10, "max_level": 3, "merge_copies": 3, "elo_k": 32}

@@ -36,6 +36,7 @@ from service.games.cryptids.content import (
 from service.games.kernel.rng import SplitMix64
 from tests.games.engines import ROOT, PureEngine, battle_bytes
 from tests.games.golden.gen import HERE, corpus_path, replay_digest
+from tests.games.helpers import TEST_RUN, TEST_SHOP
 
 
 def _compiled_modules() -> list[str]:
@@ -194,21 +195,8 @@ def random_battle(integer: Integer) -> dict[str, Any]:
             "reaction_limit": integer(1, 10),
             "die_faces": faces,
         },
-        "shop": {
-            "gold_per_round": 10,
-            "buy_cost": 3,
-            "sell_refund": 1,
-            "reroll_cost": 1,
-            "offer_slots": 3,
-            "offer_slots_late": 5,
-            "offer_slots_late_from_round": 5,
-            "tier_unlock_rounds": [1, 3, 5, 7, 9, 11],
-        },
-        "run": {"lives": 5, "wins_to_finish": 10, "max_level": MAX_LEVEL}
-        | {
-            "merge_copies": 3,
-            "elo_k": 32,
-        },
+        "shop": TEST_SHOP,
+        "run": TEST_RUN | {"max_level": MAX_LEVEL},
         "pairing": {"bands": [100], "candidates_per_side": 8},
         "species": species,
         "token": tokens,

@@ -14,6 +14,7 @@ import pytest
 from service.games.cryptids.content import ruleset_from_dict
 from service.games.cryptids.engine import BattleResult, simulate
 from service.games.kernel.rng import SplitMix64
+from tests.games.helpers import TEST_RUN, TEST_SHOP
 
 ANY = None  # a roll whose dice do not matter
 
@@ -120,23 +121,8 @@ def fight(
         {
             "ruleset": "test",
             "battle": rules,
-            "shop": {
-                "gold_per_round": 10,
-                "buy_cost": 3,
-                "sell_refund": 1,
-                "reroll_cost": 1,
-                "offer_slots": 3,
-                "offer_slots_late": 5,
-                "offer_slots_late_from_round": 5,
-                "tier_unlock_rounds": [1, 3, 5, 7, 9, 11],
-            },
-            "run": {
-                "lives": 5,
-                "wins_to_finish": 10,
-                "max_level": 3,
-                "merge_copies": 3,
-                "elo_k": 32,
-            },
+            "shop": TEST_SHOP,
+            "run": TEST_RUN,
             "pairing": {"bands": [100, 200, 400], "candidates_per_side": 8},
             "species": species,
             "token": token_tables,
