@@ -432,23 +432,56 @@ def _event(row: asyncpg.Record) -> EventRow:
     )
 
 
-async def events_after(
-    conn: Conn, match_id: UUID, after: int, seat: int | None, limit: int
-) -> list[EventRow]:
-    """Events past `after` that `seat` may see; `None` (a spectator) gets public ones only."""
+@dataclass(frozen=True)
+class EventsRead:
+    """A follower's read: the match's figures and the events past a cursor, from one snapshot."""
+
+    status: str
+    version: int
+    last_seq: int
+    seat: int | None
+    events: list[EventRow]
+
+
+async def events_for(
+    conn: Conn, match_id: UUID, player_id: UUID, after: int, limit: int
+) -> EventsRead | None:
+    """Events past `after` that the player's seat may see (a spectator: public ones only).
+
+    One statement, so the version and status read belong to the same commits as the events:
+    a page never carries an action's events with the version from before it.
+    """
     rows = await conn.fetch(
         """
-        SELECT seq, version, kind, data::text, visible_to FROM match_events
-        WHERE match_id = $1 AND seq > $2 AND (visible_to IS NULL OR $3 = ANY (visible_to))
-        ORDER BY seq
-        LIMIT $4
+        SELECT m.status, m.version AS match_version, m.last_seq, s.seat AS reader,
+               e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
+        FROM matches m
+        CROSS JOIN LATERAL (
+            SELECT min(seat) AS seat FROM match_seats
+            WHERE match_id = m.match_id AND player_id = $2
+        ) s
+        LEFT JOIN LATERAL (
+            SELECT seq, version, kind, data, visible_to FROM match_events
+            WHERE match_id = m.match_id AND seq > $3
+              AND (visible_to IS NULL OR s.seat = ANY (visible_to))
+            ORDER BY seq
+            LIMIT $4
+        ) e ON true
+        WHERE m.match_id = $1
+        ORDER BY e.seq
         """,
         match_id,
+        player_id,
         after,
-        seat,
         limit,
     )
-    return [_event(r) for r in rows]
+    if not rows:
+        return None
+    first = rows[0]
+    events = [] if first["seq"] is None else [_event(r) for r in rows]
+    return EventsRead(
+        first["status"], first["match_version"], first["last_seq"], first["reader"], events
+    )
 
 
 async def all_events(conn: Conn, match_id: UUID) -> list[EventRow]:

@@ -1,7 +1,9 @@
-"""The match store on the real database: per-seat event visibility, the seed's full range."""
+"""The match store on the real database: per-seat event visibility, one-snapshot reads, the seed."""
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
+from uuid import UUID, uuid4
 
 import asyncpg
 import pytest
@@ -43,14 +45,16 @@ async def conn(settings: Settings) -> AsyncIterator[asyncpg.Connection]:
     await pool.close()
 
 
-async def test_events_after_gives_each_seat_only_what_it_may_see(conn: asyncpg.Connection) -> None:
+async def test_events_for_gives_each_seat_only_what_it_may_see(conn: asyncpg.Connection) -> None:
     owner = await players.insert(conn, "store-test")
+    other = await players.insert(conn, "store-test-other")
+    onlooker = await players.insert(conn, "store-test-onlooker")
     match_id = await store.insert_match(
         conn,
         game="necromancers",
         ruleset="r",
         seed=MASK64,
-        seats=[SeatRow(0, owner.player_id, False), SeatRow(1, None, True)],
+        seats=[SeatRow(0, owner.player_id, False), SeatRow(1, other.player_id, False)],
         options={},
         turn_seconds=None,
         created_by=owner.player_id,
@@ -62,15 +66,24 @@ async def test_events_after_gives_each_seat_only_what_it_may_see(conn: asyncpg.C
         EventRow(3, 1, "secret_of_1", {"card": 9}, [1]),
         EventRow(4, 2, "shared", {}, [0, 1]),
     ]
-    assert await store.save(conn, match_id, 0, _changes(events))
+    assert await store.save(conn, match_id, 0, _changes(events, version=2))
 
-    async def kinds(seat: int | None, after: int = 0, limit: int = 10) -> list[str]:
-        return [e.kind for e in await store.events_after(conn, match_id, after, seat, limit)]
+    async def read(player: UUID, after: int = 0, limit: int = 10) -> store.EventsRead:
+        found = await store.events_for(conn, match_id, player, after, limit)
+        assert found is not None
+        return found
 
-    assert await kinds(None) == ["public"]
-    assert await kinds(0) == ["public", "secret_of_0", "shared"]
-    assert await kinds(1) == ["public", "secret_of_1", "shared"]
-    assert await kinds(1, after=1, limit=1) == ["secret_of_1"]
+    async def kinds(player: UUID, after: int = 0, limit: int = 10) -> list[str]:
+        return [e.kind for e in (await read(player, after, limit)).events]
+
+    assert await kinds(onlooker.player_id) == ["public"]
+    assert await kinds(owner.player_id) == ["public", "secret_of_0", "shared"]
+    assert await kinds(other.player_id) == ["public", "secret_of_1", "shared"]
+    assert await kinds(other.player_id, after=1, limit=1) == ["secret_of_1"]
+    page = await read(owner.player_id, after=4)
+    assert (page.events, page.seat, page.version, page.last_seq) == ([], 0, 2, 4)
+    assert (await read(onlooker.player_id)).seat is None
+    assert await store.events_for(conn, uuid4(), owner.player_id, 0, 10) is None
     assert [e.visible_to for e in await store.all_events(conn, match_id)] == [
         None,
         [0],
@@ -109,3 +122,48 @@ async def test_save_writes_nothing_when_the_match_moved_since_it_was_read(
     assert [a.version for a in await store.actions(conn, match_id)] == [1]
     row = await store.get(conn, match_id)
     assert row is not None and row.version == 1 and row.last_seq == 1
+
+
+async def test_a_follower_never_reads_events_with_the_version_from_before_them(
+    settings: Settings,
+) -> None:
+    """Events and the match's version come from one snapshot, however the writes interleave."""
+    assert settings.database_url is not None
+    async with asyncpg.create_pool(settings.database_url, min_size=2, max_size=2) as pool:
+        await apply_schema(pool)
+        writer = await pool.acquire()
+        owner = await players.insert(writer, "store-test-follower")
+        match_id = await store.insert_match(
+            writer,
+            game="necromancers",
+            ruleset="r",
+            seed=3,
+            seats=[SeatRow(0, owner.player_id, False), SeatRow(1, None, True)],
+            options={},
+            turn_seconds=None,
+            created_by=owner.player_id,
+            expires_in_seconds=60.0,
+        )
+        writes = 300
+        done = asyncio.Event()
+
+        async def write() -> None:
+            for version in range(1, writes + 1):
+                moved = _changes([EventRow(version, version, "moved", {}, None)], version)
+                assert await store.save(writer, match_id, version - 1, moved)
+            done.set()
+
+        async def follow() -> list[store.EventsRead]:
+            pages = []
+            while not done.is_set():
+                page = await store.events_for(pool, match_id, owner.player_id, 0, writes)
+                assert page is not None
+                pages.append(page)
+            return pages
+
+        _, pages = await asyncio.gather(write(), follow())
+        await pool.release(writer)
+    assert len(pages) > 10
+    for page in pages:
+        assert [e.version for e in page.events] == list(range(1, page.version + 1))
+        assert page.last_seq == page.version

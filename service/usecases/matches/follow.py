@@ -18,7 +18,6 @@ from typing_extensions import TypedDict
 from service.store import matches as store
 from service.store.notify import Hub
 from service.usecases.errors import NotFound
-from service.usecases.matches.answers import seat_of
 from service.usecases.matches.progress import ACTIVE, WAITING, WireEvent, events_wire
 
 EVENT_PAGE = 500
@@ -64,16 +63,12 @@ async def ensure_exists(pool: asyncpg.Pool, match_id: UUID) -> None:
 async def events_page(
     pool: asyncpg.Pool, player_id: UUID, match_id: UUID, after: int, limit: int = EVENT_PAGE
 ) -> EventPage:
-    async with pool.acquire() as conn:
-        row = await store.get(conn, match_id)
-        if row is None:
-            raise NotFound("no such match")
-        seat = seat_of(await store.seats(conn, match_id), player_id)
-        # Read after the row: events up to row.last_seq were committed before this query.
-        rows = await store.events_after(conn, match_id, after, seat, limit)
-    more = len(rows) == limit
-    last = rows[-1].seq if more else max([after, row.last_seq, *(r.seq for r in rows)])
-    return EventPage(events_wire(rows, seat), last, row.status, row.version, more)
+    read = await store.events_for(pool, match_id, player_id, after, limit)
+    if read is None:
+        raise NotFound("no such match")
+    more = len(read.events) == limit
+    last = read.events[-1].seq if more else max(after, read.last_seq)
+    return EventPage(events_wire(read.events, read.seat), last, read.status, read.version, more)
 
 
 async def wait_events(
