@@ -151,8 +151,8 @@ async def _prefill(pgdata: Path, snapshots: int) -> None:
 
 
 def _turn_cells(sizes: Sizes, pool: int) -> list[Cell]:
-    """The end-turn loop as the old clients play it (three buys a round, whatever they cost)
-    and as clients that buy only what fits."""
+    """The end-turn loop as the old clients play it (three buys a round, whatever they cost),
+    as clients that buy only what fits, and as clients that send those buys with the end-turn."""
     return [
         Cell(
             label,
@@ -167,7 +167,11 @@ def _turn_cells(sizes: Sizes, pool: int) -> list[Cell]:
             },
             [],
         )
-        for label, buys in (("end-turn (HTTP)", "three"), ("end-turn, fitting buys", "fitting"))
+        for label, buys in (
+            ("end-turn (HTTP)", "three"),
+            ("end-turn, fitting buys", "fitting"),
+            ("end-turn, one request", "in-turn"),
+        )
     ]
 
 
@@ -217,16 +221,18 @@ def _loop_row(cell: Cell) -> dict[str, str]:
     return _row(cell, note=f"necromancers vs a bot seat, {moves:.1f} moves per action")
 
 
-def _big_pool_turns(sizes: Sizes) -> Cell:
-    """The end-turn loop again, against a pool of `sizes.big_pool` snapshots."""
+def _big_pool_turns(sizes: Sizes) -> list[Cell]:
+    """The end-turn loop again, three buys a round and a turn in one request, against a pool of
+    `sizes.big_pool` snapshots."""
     with tempfile.TemporaryDirectory(prefix="bench-big-") as folder:
         data_dir = Path(folder)
         asyncio.run(_prefill(data_dir / "pgdata", sizes.big_pool))
-        cell = _turn_cells(sizes, sizes.big_pool)[0]
+        cells = [c for c in _turn_cells(sizes, sizes.big_pool) if c.spec["buys"] != "fitting"]
         with http.running_service(data_dir, 1) as service:
             for _ in range(sizes.repeats):
-                cell.runs.append(http.measure(service, cell.spec))
-        return cell
+                for cell in cells:
+                    cell.runs.append(http.measure(service, cell.spec))
+        return cells
 
 
 def run(
@@ -308,9 +314,9 @@ def run(
             _blank(str(row["figure"]), **{"median/s": str(row["value"]), **_latency(row)})
             for row in pairing.run(smoke=sizes is SMOKE)
         )
-        big = _big_pool_turns(sizes)
-        rows.append(_loop_row(big))
-        figures.loop(big)
+        for big in _big_pool_turns(sizes):
+            rows.append(_loop_row(big))
+            figures.loop(big)
     checked = [
         {"target": line.target, "measured": line.measured, "": line.verdict}
         for line in targets.check(figures, sizes.players, sizes.matches[-1])

@@ -4,7 +4,8 @@
 `seconds` (after a warm-up) against one path, cycling through the seeded battle corpus, and
 prints the count, the errors, the latencies' percentiles and the CPU this process used, so the
 caller can tell whether the generator rather than the server was the limit.
-`"mode": "end-turn"` has `players` players each play runs over HTTP (buy, end-turn, again).
+`"mode": "end-turn"` has `players` players each play runs over HTTP (buy, end-turn, again), or
+with `"buys": "in-turn"` a turn in one request (the end-turn carries its buys).
 `"mode": "match"` has `concurrency` players each play Duelo de Nigromantes against a bot seat,
 match after match, choosing every action from the previous action's answer.
 """
@@ -214,7 +215,9 @@ async def _end_turn(
 
     `"buys": "three"` buys slots 0, 1 and 2 every round whatever they cost (the refusals of a
     full warband or an empty purse count as errors); `"fitting"` buys, from each answer, the
-    first offer the purse and the board still allow, and nothing once the warband is full.
+    first offer the purse and the board still allow, and nothing once the warband is full;
+    `"in-turn"` buys the same way but sends the buys with the end-turn, and plans the next
+    turn from its answer's run: one request a turn.
     Every request counts in `tally`; the end-turns' latencies are returned apart.
     """
     base = spec["base_url"]
@@ -223,9 +226,20 @@ async def _end_turn(
     tokens = await asyncio.gather(
         *(_player(session, base, f"p{i}") for i in range(spec["concurrency"]))
     )
-    fitting = spec.get("buys", "three") == "fitting"
+    buys = spec.get("buys", "three")
+    fitting = buys == "fitting"
     ruleset = load_ruleset(DEFAULT_RULESET)
     board = ruleset.battle.board_size
+
+    def planned(run: dict[str, Any]) -> list[dict[str, Any]]:
+        """Offers left to right that the purse allows, while the board has room (a merge
+        would leave more room: never less)."""
+        gold, room, moves = run["gold"], board - len(run["warband"]), []
+        for offer in run["shop"]:
+            if offer is not None and offer["cost"] <= gold and room > 0:
+                moves.append({"move": "buy", "slot": offer["slot"]})
+                gold, room = gold - offer["cost"], room - 1
+        return moves
 
     def next_buy(run: dict[str, Any]) -> int | None:
         if len(run["warband"]) >= board:
@@ -249,7 +263,23 @@ async def _end_turn(
             run, wanted = bought, next_buy(bought)
         return run
 
+    async def one_request_turns(token: str) -> None:
+        headers = _headers("json", token)
+        while clock.running():
+            run = await _timed(tally, session, f"{base}/v1/runs", b"{}", headers)
+            if run is None:
+                return
+            url = f"{base}/v1/runs/{run['run_id']}/end-turn"
+            while run["status"] == "shopping" and clock.running():
+                body = _json({"round": run["round"], "moves": planned(run)})
+                turn = await _timed(turns, session, url, body, headers)
+                if turn is None:
+                    return
+                run = turn["run"]
+
     async def player(token: str) -> None:
+        if buys == "in-turn":
+            return await one_request_turns(token)
         headers = _headers("json", token)
         while clock.running():
             run = await _timed(tally, session, f"{base}/v1/runs", b"{}", headers)

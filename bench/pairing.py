@@ -142,6 +142,7 @@ async def end_turn_loop(pool: asyncpg.Pool, players: int, turns: int) -> tuple[f
                 player_id,
                 run_id,
                 round_=run["round"],
+                moves=(),
                 order=None,
                 abilities=None,
                 policy=policy,

@@ -53,6 +53,10 @@ def _rate_line(
     return Line(target, f"{rate:,.0f}/s, p99 {p99:.1f} ms", _verdict(met))
 
 
+# How each end-turn client shops (bench.load).
+BUYS = {"three": "three buys", "fitting": "fitting buys", "in-turn": "buys sent with the end-turn"}
+
+
 def check(figures: Figures, players: int, matches: int) -> list[Line]:
     lines = []
     if "compiled" in figures.engine_builds:
@@ -69,7 +73,7 @@ def check(figures: Figures, players: int, matches: int) -> list[Line]:
     for (pool, buys), got in sorted(figures.turns.items()):
         at_most = 100.0 if pool < 1_000_000 else None
         least = 1000.0 if pool < 1_000_000 else 800.0
-        what = f"end-turn at {players} players, pool {pool:,}, {buys} buys"
+        what = f"end-turn at {players} players, pool {pool:,}, {BUYS[buys]}"
         lines.append(_rate_line(what, least, at_most, got))
     if matches in figures.actions:
         what = f"match actions at {matches} matches"

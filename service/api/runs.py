@@ -1,6 +1,6 @@
 """Runs of the autobattler: the shop between rounds and the end of each turn."""
 
-from typing import Annotated
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import Field
@@ -8,6 +8,8 @@ from pydantic import Field
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.keys import POOL, SETTINGS
 from service.games.cryptids import shop
+from service.games.cryptids.content import Ruleset
+from service.games.cryptids.shop import Shop
 from service.usecases import runs
 
 endpoints = Endpoints("runs")
@@ -29,31 +31,74 @@ class Move(Body):
     )
 
 
-class Buy(Move):
+# A shop move is a body of its own endpoint and, tagged by `move`, a step of an end-turn.
+class BuyStep(Body):
+    move: Literal["buy"] = "buy"
     slot: Index
     position: Index | None = None
 
+    def apply(self, rules: Ruleset, before: Shop) -> Shop:
+        return shop.buy(rules, before, self.slot, self.position)
 
-class Sell(Move):
+
+class SellStep(Body):
+    move: Literal["sell"] = "sell"
     position: Index
 
+    def apply(self, rules: Ruleset, before: Shop) -> Shop:
+        return shop.sell(rules, before, self.position)
 
-class Freeze(Move):
+
+class RerollStep(Body):
+    move: Literal["reroll"] = "reroll"
+
+    def apply(self, rules: Ruleset, before: Shop) -> Shop:
+        return shop.reroll(rules, before)
+
+
+class FreezeStep(Body):
+    move: Literal["freeze"] = "freeze"
     slot: Index
     frozen: bool = True
+
+    def apply(self, rules: Ruleset, before: Shop) -> Shop:
+        return shop.freeze(before, self.slot, self.frozen)
+
+
+ShopStep = Annotated[BuyStep | SellStep | RerollStep | FreezeStep, Field(discriminator="move")]
+
+
+class Buy(BuyStep, Move):
+    pass
+
+
+class Sell(SellStep, Move):
+    pass
+
+
+class Freeze(FreezeStep, Move):
+    pass
+
+
+class Reroll(RerollStep, Move):
+    pass
 
 
 class Arrange(Move):
     order: list[Index] | None = Field(None, max_length=64)
     abilities: list[Annotated[int, Field(ge=0, le=1)]] | None = Field(None, max_length=64)
 
+    def apply(self, rules: Ruleset, before: Shop) -> Shop:
+        return shop.arrange(before, self.order, self.abilities)
+
 
 class EndTurn(Arrange):
     round: Annotated[int, Field(ge=1, le=10_000)] | None = None
-
-
-class Reroll(Move):
-    pass
+    moves: list[ShopStep] = Field(
+        default_factory=list,
+        max_length=64,
+        description="shop moves made first, in order: all of them or, if one is refused, none",
+    )
 
 
 def run_id(call: Call) -> UUID:
@@ -94,11 +139,12 @@ async def get_run(call: Call) -> runs.Run:
     return await runs.get(call.request.app[POOL], call.player, run_id(call))
 
 
-async def _move(call: Call, name: str, move: runs.ShopMove) -> runs.Run:
-    body: Move = call.body
-    retry = runs.Retry(body.version, call.idempotency_key, body.model_dump())
+async def _move(call: Call, name: str) -> runs.Run:
+    body: Buy | Sell | Reroll | Freeze | Arrange = call.body
+    # The tag names the endpoint already; a key is matched on the rest of the request.
+    retry = runs.Retry(body.version, call.idempotency_key, body.model_dump(exclude={"move"}))
     return await runs.shop_move(
-        call.request.app[POOL], call.player, run_id(call), name, move, retry
+        call.request.app[POOL], call.player, run_id(call), name, body.apply, retry
     )
 
 
@@ -113,8 +159,7 @@ async def _move(call: Call, name: str, move: runs.ShopMove) -> runs.Run:
     idempotent=True,
 )
 async def buy(call: Call) -> runs.Run:
-    body: Buy = call.body
-    return await _move(call, "buy", lambda rules, s: shop.buy(rules, s, body.slot, body.position))
+    return await _move(call, "buy")
 
 
 @endpoints.route(
@@ -127,8 +172,7 @@ async def buy(call: Call) -> runs.Run:
     idempotent=True,
 )
 async def sell(call: Call) -> runs.Run:
-    body: Sell = call.body
-    return await _move(call, "sell", lambda rules, s: shop.sell(rules, s, body.position))
+    return await _move(call, "sell")
 
 
 @endpoints.route(
@@ -141,7 +185,7 @@ async def sell(call: Call) -> runs.Run:
     idempotent=True,
 )
 async def reroll(call: Call) -> runs.Run:
-    return await _move(call, "reroll", shop.reroll)
+    return await _move(call, "reroll")
 
 
 @endpoints.route(
@@ -155,8 +199,7 @@ async def reroll(call: Call) -> runs.Run:
     idempotent=True,
 )
 async def freeze(call: Call) -> runs.Run:
-    body: Freeze = call.body
-    return await _move(call, "freeze", lambda _, s: shop.freeze(s, body.slot, body.frozen))
+    return await _move(call, "freeze")
 
 
 @endpoints.route(
@@ -170,17 +213,17 @@ async def freeze(call: Call) -> runs.Run:
     idempotent=True,
 )
 async def arrange(call: Call) -> runs.Run:
-    body: Arrange = call.body
-    return await _move(call, "arrange", lambda _, s: shop.arrange(s, body.order, body.abilities))
+    return await _move(call, "arrange")
 
 
 @endpoints.route(
     "POST",
     "/v1/runs/{run_id}/end-turn",
     summary=(
-        "End the shop phase: snapshot, pair against a ghost, fight. Say which turn it ends:"
-        " `round`, `version` or an Idempotency-Key (422 without any), so that a retry returns"
-        " the same battle and never plays the next round."
+        "End the shop phase: make the `moves` given, snapshot, pair against a ghost, fight;"
+        " the answer's `run` is the next round's shop. Say which turn it ends: `round`,"
+        " `version` or an Idempotency-Key (422 without any), so that a retry returns the same"
+        " battle and never plays the next round."
     ),
     body=EndTurn,
     response=runs.TurnResult,
@@ -195,6 +238,7 @@ async def end_turn(call: Call) -> runs.TurnResult:
         call.player,
         run_id(call),
         round_=body.round,
+        moves=[step.apply for step in body.moves],
         order=body.order,
         abilities=body.abilities,
         policy=runs.PairingPolicy(settings.snapshot_ttl_seconds),

@@ -82,6 +82,13 @@ class Opponent(TypedDict):
 class TurnResult(TypedDict):
     battle_id: int
     version: Annotated[int, Field(description="the run's version after this battle")]
+    run: Annotated[
+        Run,
+        Field(
+            description="the run after this battle, in the next round's shop (a retry answered"
+            " by its round: the run as it is now)"
+        ),
+    ]
     round: int
     opponent: Opponent
     pairing: str
@@ -148,11 +155,12 @@ def _run_answer(run: RunRow) -> Run:
 
 
 def _turn_answer(
-    battle_id: int, version: int, round_: int, ghost: Ghost, winner: str, after: rules.Standing
+    battle_id: int, run: Run, round_: int, ghost: Ghost, winner: str, after: rules.Standing
 ) -> TurnResult:
     return {
         "battle_id": battle_id,
-        "version": version,
+        "version": run["version"],
+        "run": run,
         "round": round_,
         "opponent": {
             "snapshot_id": ghost.snapshot_id,
@@ -239,6 +247,16 @@ def _apply(move: ShopMove, ruleset: Ruleset, shop: Shop) -> Shop:
         raise Illegal(exc.message, code=exc.code) from exc
 
 
+def _apply_all(moves: Sequence[ShopMove], ruleset: Ruleset, shop: Shop) -> Shop:
+    """The moves in order; the first refused one refuses them all, naming its index."""
+    for index, move in enumerate(moves):
+        try:
+            shop = move(ruleset, shop)
+        except ShopError as exc:
+            raise Illegal(f"move {index}: {exc.message}", {"move": index}, code=exc.code) from exc
+    return shop
+
+
 @dataclass(frozen=True)
 class Retry:
     """How a write is made safe to retry: the run's version it expects, an Idempotency-Key,
@@ -273,7 +291,7 @@ async def shop_move(
     return await checked_write(pool, attempt, "the run")
 
 
-async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, version: int) -> TurnResult:
+async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, run: RunRow) -> TurnResult:
     snapshot = await snapshots.get(conn, battle.ghost_snapshot_id)
     ghost = Ghost(
         snapshot.snapshot_id,
@@ -286,7 +304,9 @@ async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, version: int) 
     after = rules.Standing(
         battle.lives_after, battle.wins_after, battle.status_after, battle.rating_pending
     )
-    return _turn_answer(battle.battle_id, version, battle.round, ghost, battle.winner, after)
+    return _turn_answer(
+        battle.battle_id, _run_answer(run), battle.round, ghost, battle.winner, after
+    )
 
 
 async def end_turn(
@@ -295,12 +315,14 @@ async def end_turn(
     run_id: UUID,
     *,
     round_: int | None,
+    moves: Sequence[ShopMove],
     order: list[int] | None,
     abilities: list[int] | None,
     policy: PairingPolicy,
     retry: Retry,
 ) -> TurnResult:
-    """Snapshot the warband, pair it, fight, and move the run on; retries get the same battle.
+    """Make the shop moves, snapshot the warband, pair it, fight, and move the run on; retries
+    get the same battle. The moves are part of the turn: applied with it, or not at all.
 
     The caller says which turn it ends (`round`, the run's `version`, or an Idempotency-Key),
     so that a repeated request can never play the next round. The turn is read, computed, and
@@ -324,14 +346,14 @@ async def end_turn(
         if round_ is None or round_ == shop.round:
             _refuse_finished(run)
             _refuse_stale(run, retry.version)
-            return await _fight(conn, found, shop, order, abilities, policy, claim)
+            return await _fight(conn, found, shop, moves, order, abilities, policy, claim)
         earlier = await battles.of_round(conn, run_id, round_) if round_ < shop.round else None
         if earlier is None:
             raise Illegal(
                 f"round {round_} is not this run's current round ({shop.round})",
                 code="wrong_round",
             )
-        return await _answer_of(conn, earlier, run.version)
+        return await _answer_of(conn, earlier, run)
 
     return await checked_write(pool, attempt, "the run")
 
@@ -415,6 +437,7 @@ async def _fight(
     conn: asyncpg.Connection,
     found: runs.ForWrite,
     shop: Shop,
+    moves: Sequence[ShopMove],
     order: list[int] | None,
     abilities: list[int] | None,
     policy: PairingPolicy,
@@ -422,6 +445,7 @@ async def _fight(
 ) -> TurnResult | None:
     run = found.run
     ruleset = load_ruleset(run.ruleset)
+    shop = _apply_all(moves, ruleset, shop)
     shop = _apply(lambda _, s: shops.arrange(s, order, abilities), ruleset, shop)
     if not shop.warband:
         raise Illegal("the warband is empty: buy a cryptid first", code="empty_warband")
@@ -438,7 +462,17 @@ async def _fight(
     )
     before = rules.Standing(run.lives, run.wins, run.status, run.rating_change)
     after = rules.after_battle(ruleset.run, before, winner, change)
-    answer = _turn_answer(found.battle_id, run.version + 1, round_, ghost, winner, after)
+    next_shop = shops.next_round(ruleset, shop).to_dict()
+    moved_on = dataclasses.replace(
+        run,
+        version=run.version + 1,
+        status=after.status,
+        lives=after.lives,
+        wins=after.wins,
+        shop=next_shop,
+        rating_change=after.pending,
+    )
+    answer = _turn_answer(found.battle_id, _run_answer(moved_on), round_, ghost, winner, after)
     turn = turns.Turn(
         run_id=run.run_id,
         version=run.version,
@@ -446,7 +480,7 @@ async def _fight(
         status=after.status,
         lives=after.lives,
         wins=after.wins,
-        shop=shops.next_round(ruleset, shop).to_dict(),
+        shop=next_shop,
         rating_pending=after.pending,
         rating_settled=round(after.pending) if after.over else None,
         snapshot_id=found.snapshot_id,

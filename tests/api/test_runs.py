@@ -336,3 +336,110 @@ async def test_concurrent_shop_moves_each_apply_once_to_the_run_as_it_is_then(
     spent = sum(run["shop"][slot]["cost"] for slot in slots)
     assert after["gold"] == run["gold"] - spent
     assert [after["shop"][slot] for slot in slots] == [None] * len(slots)
+
+
+async def _age_out(app: web.Application, run_id: str) -> None:
+    """Past the pool's time-to-live, so that a second run with the seed meets the same ghost."""
+    await app[POOL].execute(
+        "UPDATE snapshots SET created_at = now() - interval '30 days' WHERE run_id = $1",
+        uuid.UUID(run_id),
+    )
+
+
+async def test_a_turn_in_one_request_plays_as_its_moves_one_by_one(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    await fill_pool(app[POOL], STRONG, players=1, rounds=1, rating=1000)
+    moves: list[dict[str, Any]] = [
+        {"move": "buy", "slot": 0},
+        {"move": "freeze", "slot": 2},
+        {"move": "buy", "slot": 1, "position": 0},
+        {"move": "sell", "position": 1},
+        {"move": "reroll"},
+    ]
+    played = []
+    for one_request in (False, True):
+        token, run_id = await seeded_run(app, api, seed=4242)
+        path = f"/v1/runs/{run_id}"
+        if one_request:
+            turn = await api.post(path + "/end-turn", {"round": 1, "moves": moves}, token=token)
+        else:
+            for move in moves:
+                name, *_ = move.values()
+                step = {k: v for k, v in move.items() if k != "move"}
+                assert (await api.post(f"{path}/{name}", step, token=token)).status == 200
+            turn = await api.post(path + "/end-turn", {"round": 1}, token=token)
+        assert turn.status == 200, turn.body
+        replay = await api.get(f"/v1/battles/{turn.body['battle_id']}/replay", token=token)
+        after = turn.body["run"]
+        assert after == (await api.get(path, token=token)).body
+        assert after["version"] == turn.body["version"]
+        assert (after["round"], after["lives"], after["wins"]) == (
+            2,
+            turn.body["lives"],
+            turn.body["wins"],
+        )
+        played.append((turn.body["winner"], replay.raw, after["shop"], after["warband"]))
+        await _age_out(app, run_id)
+    assert played[0] == played[1]
+    # The frozen offer stayed into round 2.
+    assert played[1][2][2]["frozen"] is True
+
+
+async def test_a_refused_move_refuses_the_whole_turn_naming_it(api: Api) -> None:
+    token, run = await _new_run(api)
+    path = f"/v1/runs/{run['run_id']}"
+    moves = [{"move": "buy", "slot": 0}, {"move": "buy", "slot": 0}]
+    refused = await api.post(path + "/end-turn", {"round": 1, "moves": moves}, token=token)
+    assert (refused.status, refused.error_code) == (422, "empty_slot")
+    assert refused.body["error"]["details"] == {"move": 1}
+    # The first buy was not kept either: the run is as it was, with nothing to fight with.
+    assert (await api.get(path, token=token)).body == run
+    bare = await api.post(path + "/end-turn", {"round": 1}, token=token)
+    assert (bare.status, bare.error_code) == (422, "empty_warband")
+
+
+async def test_a_retried_turn_with_moves_spends_its_gold_once(api: Api) -> None:
+    token, run = await _new_run(api)
+    path = f"/v1/runs/{run['run_id']}"
+    body = {"round": 1, "moves": [{"move": "buy", "slot": 0}, {"move": "buy", "slot": 1}]}
+    first = await api.post(path + "/end-turn", body, token=token)
+    retry = await api.post(path + "/end-turn", body, token=token)
+    assert first.status == retry.status == 200
+    assert retry.body == first.body
+    after = (await api.get(path, token=token)).body
+    assert (after["round"], after["gold"], len(after["warband"])) == (2, 10, 2)
+
+    key = {"Idempotency-Key": "turn-2-with-buys"}
+    second = {"moves": [{"move": "buy", "slot": 0}]}
+    played = await api.post(path + "/end-turn", second, token=token, headers=key)
+    again = await api.post(path + "/end-turn", second, token=token, headers=key)
+    assert played.status == again.status == 200 and again.body == played.body
+    assert len(played.body["run"]["warband"]) == 3
+    other = {"moves": [{"move": "buy", "slot": 1}]}
+    clash = await api.post(path + "/end-turn", other, token=token, headers=key)
+    assert (clash.status, clash.error_code) == (409, "idempotency_conflict")
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [
+        [{"move": "dance"}],
+        [{"slot": 0}],
+        [{"move": "buy"}],
+        [{"move": "buy", "slot": 0, "version": 1}],
+        [{"move": "buy", "slot": 0}] * 65,
+        {"move": "buy", "slot": 0},
+    ],
+    ids=["unknown-move", "no-move", "missing-slot", "extra-field", "too-many", "not-a-list"],
+)
+async def test_malformed_turn_moves_are_422_naming_the_field_and_change_nothing(
+    api: Api, moves: Any
+) -> None:
+    token, run = await _new_run(api)
+    path = f"/v1/runs/{run['run_id']}"
+    answer = await api.post(path + "/end-turn", {"round": 1, "moves": moves}, token=token)
+    assert answer.status == 422, answer.body
+    assert answer.body["error"]["details"]["fields"][0]["field"].startswith("moves")
+    assert (await api.get(path, token=token)).body == run

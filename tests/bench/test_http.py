@@ -15,6 +15,7 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
         assert (f"simulate {fmt}", "2", "4") in figures
     assert ("end-turn (HTTP)", "1", "4") in figures
     assert ("end-turn, fitting buys", "1", "4") in figures
+    assert ("end-turn, one request", "1", "4") in figures
     assert [c for f, w, c in figures if f == "match actions (HTTP)"] == ["1", "4"]
     assert [row["workers"] for row in rows if row["figure"] == "peak RSS"] == ["1", "2", "2"]
     measured = [row for row in rows if row["clients"]]
@@ -25,7 +26,7 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
     assert all(row["note"].endswith("x 1 worker") for row in simulate if row["workers"] == "2")
     # Each target is checked against this run's own figures.
     assert [line[""] in ("met", "missed") for line in checked] == [True] * len(checked)
-    assert sum("end-turn" in line["target"] for line in checked) == 2
+    assert sum("end-turn" in line["target"] for line in checked) == 3
     assert sum("match actions at 4 matches" in line["target"] for line in checked) == 1
     assert sum("engine + floor + 60 us" in line["target"] for line in checked) == 2
     assert sum("2 workers" in line["target"] for line in checked) == 2
