@@ -122,10 +122,7 @@ class ForWrite:
 
 
 _TURN_EXTRAS = """,
-       ARRAY(SELECT b.ghost_player_id FROM battles b
-              WHERE b.run_id = r.run_id AND b.ghost_player_id IS NOT NULL
-                -- A run's battles come after it began: the partitions before are skipped.
-                AND b.created_at >= r.created_at) AS met,
+       r.met,
        nextval(pg_get_serial_sequence('battles', 'battle_id')) AS battle_id,
        nextval(pg_get_serial_sequence('snapshots', 'snapshot_id')) AS snapshot_id"""
 

@@ -215,6 +215,24 @@ BEGIN
                    ' FOR VALUES FROM (MINVALUE) TO (%L)', boundary);
 END $$;
 
+-- The players of the ghosts a run has fought, kept on the run (the end-turn statement appends
+-- them) so that an end-turn reads them with the run, without a plan over the battles'
+-- partitions, which locks every one of them at each execution. A database made before has them
+-- in its battles only: the runs still being played get them once, when the column is added.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'runs'
+                  AND column_name = 'met') THEN
+        RETURN;
+    END IF;
+    ALTER TABLE runs ADD COLUMN met uuid[] NOT NULL DEFAULT '{}';
+    UPDATE runs r SET met = ARRAY(SELECT b.ghost_player_id FROM battles b
+                                   WHERE b.run_id = r.run_id AND b.ghost_player_id IS NOT NULL
+                                   ORDER BY b.round)
+     WHERE r.status = 'shopping';
+END $$;
+
 -- One battle, and one snapshot, per (run, round). Without a global unique index, a unique key
 -- on a partitioned table must hold created_at, and two attempts at one turn are two
 -- transactions with two created_at, so such a key would not see the second. Instead a row

@@ -1,7 +1,7 @@
-"""The end of a turn, written in one statement: the run moves on, the player's snapshot (and a
-bot's) and the battle are stored, the roll-ups counted, a finished run's rating settled, and
-the answer kept under the request's key; all of it only if the run is still at the version
-the turn was computed from.
+"""The end of a turn, written in one statement: the run moves on (and counts its ghost's
+player among those it has met), the player's snapshot (and a bot's) and the battle are stored,
+the roll-ups counted, a finished run's rating settled, and the answer kept under the request's
+key; all of it only if the run is still at the version the turn was computed from.
 """
 
 import json
@@ -56,6 +56,7 @@ _SAVE = f"""
 WITH moved AS (
     UPDATE runs SET status = $3, lives = $4, wins = $5, shop = $6::jsonb, rating_change = $7,
            updated_at = now(), version = version + 1,
+           met = CASE WHEN $16::uuid IS NULL THEN met ELSE array_append(met, $16::uuid) END,
            ended_at = CASE WHEN $3 = 'shopping' THEN NULL ELSE now() END
      WHERE run_id = $1 AND version = $2
     RETURNING run_id, player_id, ruleset, rating_at_start),

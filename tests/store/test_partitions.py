@@ -421,6 +421,8 @@ async def _old_database(url: str) -> dict[str, Any]:
                 dict(r) for r in await conn.fetch("SELECT * FROM battles ORDER BY battle_id")
             ],
             "next_snapshot": max(ids) + 1,
+            "run_id": run_id,
+            "players": players,
         }
     finally:
         await conn.close()
@@ -515,6 +517,9 @@ async def test_an_unpartitioned_database_is_converted_on_start_up_keeping_every_
                 "DELETE FROM snapshots WHERE snapshot_id = $1",
                 before["battles"][1]["ghost_snapshot_id"],
             )
+        # The run still being played counts bea, whose ghost it fought, among those it met.
+        met = await pool.fetchval("SELECT met FROM runs WHERE run_id = $1", before["run_id"])
+        assert met == [before["players"][1]]
         # A second start-up changes nothing.
         catalogue = await _catalogue(pool)
         await apply_schema(pool)
