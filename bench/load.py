@@ -263,42 +263,36 @@ async def _end_turn(
             run, wanted = bought, next_buy(bought)
         return run
 
-    async def one_request_turns(token: str) -> None:
-        headers = _headers("json", token)
-        while clock.running():
-            run = await _timed(tally, session, f"{base}/v1/runs", b"{}", headers)
-            if run is None:
-                return
-            url = f"{base}/v1/runs/{run['run_id']}/end-turn"
-            while run["status"] == "shopping" and clock.running():
-                body = _json({"round": run["round"], "moves": planned(run)})
-                turn = await _timed(turns, session, url, body, headers)
-                if turn is None:
-                    return
-                run = turn["run"]
+    async def turn(url: str, headers: dict[str, str], run: dict[str, Any]) -> dict[str, Any] | None:
+        """Play the run's turn; the run as the client next knows it, or None to stop."""
+        if buys == "in-turn":
+            body = _json({"round": run["round"], "moves": planned(run)})
+            played = await _timed(turns, session, f"{url}/end-turn", body, headers)
+            return None if played is None else cast(dict[str, Any], played["run"])
+        run = await shop(url, headers, run)
+        body = _json({"round": run["round"]})
+        played = await _timed(turns, session, f"{url}/end-turn", body, headers)
+        if played is None:
+            return None
+        # The next round's shop is new, but the warband and what a round pays are known.
+        return {
+            **run,
+            "round": run["round"] + 1,
+            "status": played["status"],
+            "gold": ruleset.shop.gold_per_round,
+        }
 
     async def player(token: str) -> None:
-        if buys == "in-turn":
-            return await one_request_turns(token)
         headers = _headers("json", token)
         while clock.running():
             run = await _timed(tally, session, f"{base}/v1/runs", b"{}", headers)
             if run is None:
                 return
             url = f"{base}/v1/runs/{run['run_id']}"
-            round_ = run["round"]
-            status = run["status"]
-            while status == "shopping" and clock.running():
-                run = await shop(url, headers, run)
-                turn = await _timed(
-                    turns, session, f"{url}/end-turn", _json({"round": round_}), headers
-                )
-                if turn is None:
+            while run["status"] == "shopping" and clock.running():
+                run = await turn(url, headers, run)
+                if run is None:
                     return
-                status = turn["status"]
-                round_ += 1
-                # The next round's shop is new, but the warband and what a round pays are known.
-                run = {**run, "gold": ruleset.shop.gold_per_round}
 
     await _run([player(token) for token in tokens], spec, clock)
     tally.absorb(turns)
