@@ -13,6 +13,7 @@ from uuid import UUID
 
 import asyncpg
 
+from service.store import jsonb
 from service.store.idempotency import Kept, KeyRow, keep_answer, write_keeping
 
 Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
@@ -104,10 +105,6 @@ def _match(row: asyncpg.Record) -> MatchRow:
     )
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
 async def insert_match(
     conn: asyncpg.Connection,
     *,
@@ -133,7 +130,7 @@ async def insert_match(
         ruleset,
         Decimal(seed),
         len(seats),
-        _dumps(options),
+        jsonb.dumps(options),
         turn_seconds,
         created_by,
         expires_in_seconds,
@@ -143,7 +140,7 @@ async def insert_match(
         INSERT INTO match_seats (match_id, seat, player_id, bot, joined_at, loadout)
         VALUES ($1, $2, $3, $4, CASE WHEN $3::uuid IS NULL THEN NULL ELSE now() END, $5::jsonb)
         """,
-        [(match_id, s.seat, s.player_id, s.bot, _dumps(s.loadout)) for s in seats],
+        [(match_id, s.seat, s.player_id, s.bot, jsonb.dumps(s.loadout)) for s in seats],
     )
     return match_id
 
@@ -203,7 +200,7 @@ async def take_seat(
         match_id,
         seat,
         player_id,
-        _dumps(loadout),
+        jsonb.dumps(loadout),
     )
 
 
@@ -390,8 +387,8 @@ async def save(
         changes.status,
         changes.version,
         changes.last_seq,
-        _dumps(changes.state),
-        None if changes.outcome is None else _dumps(changes.outcome),
+        jsonb.dumps(changes.state),
+        None if changes.outcome is None else jsonb.dumps(changes.outcome),
         changes.due_in_seconds,
         changes.reset_due,
         player_id,
@@ -400,12 +397,12 @@ async def save(
         [prompt for _, _, prompt in changes.prompts],
         [a.version for a in changes.actions],
         [a.seat for a in changes.actions],
-        [_dumps(a.action) for a in changes.actions],
+        [jsonb.dumps(a.action) for a in changes.actions],
         [a.source for a in changes.actions],
         [e.seq for e in events],
         [e.version for e in events],
         [e.kind for e in events],
-        [_dumps(e.data) for e in events],
+        [jsonb.dumps(e.data) for e in events],
         [_array(e.visible_to) for e in events],
         f"{match_id}:{changes.last_seq}" if events else None,
     )

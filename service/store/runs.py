@@ -8,6 +8,7 @@ from uuid import UUID
 
 import asyncpg
 
+from service.store import jsonb
 from service.store.idempotency import Kept, KeyRow, keep_answer, write_keeping
 
 _NAMES = (
@@ -80,7 +81,7 @@ async def insert(
         ruleset,
         seed,
         lives,
-        json.dumps(shop),
+        jsonb.dumps(shop),
     )
     return _row(row)
 
@@ -177,7 +178,7 @@ async def save_shop(
 ) -> bool:
     """Store the shop if the run is still at `version`, and the key's answer with it; False
     when the run moved on since it was read (nothing is written then)."""
-    moved = await write_keeping(conn, kept, _SAVE_SHOP, run_id, version, json.dumps(shop))
+    moved = await write_keeping(conn, kept, _SAVE_SHOP, run_id, version, jsonb.dumps(shop))
     return bool(moved)
 
 

@@ -4,7 +4,6 @@ the roll-ups counted, a finished run's rating settled, and the answer kept under
 key; all of it only if the run is still at the version the turn was computed from.
 """
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -12,7 +11,7 @@ from uuid import UUID
 
 import asyncpg
 
-from service.store import stats
+from service.store import jsonb, stats
 from service.store.idempotency import Kept, keep_answer, write_keeping
 
 
@@ -120,15 +119,15 @@ async def save(conn: asyncpg.Connection, turn: Turn, kept: Kept | None) -> bool:
         turn.status,
         turn.lives,
         turn.wins,
-        json.dumps(turn.shop),
+        jsonb.dumps(turn.shop),
         turn.rating_pending,
         turn.snapshot_id,
         turn.round,
         turn.wins_before,
         turn.lives_before,
-        json.dumps(turn.warband),
+        jsonb.dumps(turn.warband),
         turn.ghost_snapshot_id,
-        None if turn.bot_warband is None else json.dumps(turn.bot_warband),
+        None if turn.bot_warband is None else jsonb.dumps(turn.bot_warband),
         turn.battle_id,
         turn.ghost_player_id,
         turn.seed,
