@@ -184,9 +184,35 @@ def test_events_for_filters_by_visibility() -> None:
 def test_match_legal_returns_the_canonical_action() -> None:
     legal: list[Action] = [{"type": "target", "seat": 1}, {"type": "target", "seat": 2}]
     assert match_legal(legal, {"seat": 2, "type": "target"}) is legal[1]
-    for wrong in ({"type": "target", "seat": True}, {"type": "target", "seat": 2.0}):
-        with pytest.raises(IllegalAction):
+    wrongs = (
+        {"type": "target", "seat": True},
+        {"type": "target", "seat": 2.0},
+        {"type": "target", "seat": "2"},
+        {"type": "target", "seat": 2, "extra": None},
+        {"type": "target"},
+    )
+    for wrong in wrongs:
+        with pytest.raises(IllegalAction, match="not legal now"):
             match_legal(legal, wrong)
+
+
+def test_match_legal_compares_nested_values_as_strictly_as_json_text() -> None:
+    legal: list[Action] = [{"type": "discard", "cards": [1, 2], "pay": {"gold": 1}}]
+    assert match_legal(legal, {"type": "discard", "cards": (1, 2), "pay": {"gold": 1}})
+    for wrong in (
+        {"type": "discard", "cards": [1, True], "pay": {"gold": 1}},
+        {"type": "discard", "cards": [1, 2, 3], "pay": {"gold": 1}},
+        {"type": "discard", "cards": [1, 2], "pay": {"gold": 1.0}},
+        {"type": "discard", "cards": [1, 2], "pay": [["gold", 1]]},
+    ):
+        with pytest.raises(IllegalAction, match="not legal now"):
+            match_legal(legal, wrong)
+
+
+def test_an_action_that_is_not_json_is_refused_as_such() -> None:
+    legal: list[Action] = [{"type": "target", "seat": 1}]
+    with pytest.raises(IllegalAction, match="not JSON"):
+        match_legal(legal, {"type": "target", "seat": b"\x01"})
 
 
 def test_resolve_options_fills_defaults_and_rejects_bad_values() -> None:

@@ -141,18 +141,34 @@ def resolve_options(schema: Mapping[str, OptionSpec], options: Mapping[str, Any]
     return resolved
 
 
+_SEQUENCES = (list, tuple)
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON trees, strictly: 1.0 and true never pass for the integer 1, nor 1 for "1"."""
+    kind = type(a)
+    if kind in _SEQUENCES:
+        return type(b) in _SEQUENCES and len(a) == len(b) and all(map(same_json, a, b))
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return a.keys() == b.keys() and all(same_json(value, b[key]) for key, value in a.items())
+    return bool(a == b)
+
+
 def match_legal(legal: Sequence[Action], action: Any) -> Action:
     """The legal action equal to `action` (JSON-exact), or raise `IllegalAction`."""
     if not isinstance(action, Mapping) or "type" not in action:
         raise IllegalAction("an action is an object with a 'type'")
+    # Compared as trees rather than as canonical text: a match action is checked against every
+    # legal one, and writing each as JSON was a tenth of the action's CPU.
+    for candidate in legal:
+        if same_json(candidate, action):
+            return candidate
     try:
-        # Strict comparison: 1.0 and true must not pass for the integer 1.
-        key = canonical(action)
+        canonical(action)
     except (TypeError, ValueError) as exc:
         raise IllegalAction("the action is not JSON") from exc
-    for candidate in legal:
-        if canonical(candidate) == key:
-            return candidate
     raise IllegalAction(f"{action.get('type')!r} with these fields is not legal now")
 
 
