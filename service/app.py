@@ -22,6 +22,7 @@ from service.api import (
     floor,
     health,
     leaderboard,
+    match_socket,
     matches,
     metrics,
     ops,
@@ -65,6 +66,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     ops.endpoints,
     metrics.endpoints,
     matches.endpoints,
+    match_socket.endpoints,
     dashboard.endpoints,
     watch.endpoints,
 ]
@@ -169,5 +171,5 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper, _partitions])
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.
-    app.on_shutdown.append(matches.close_sockets)
+    app.on_shutdown.append(match_socket.close_sockets)
     return app

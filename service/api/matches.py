@@ -1,30 +1,19 @@
-"""Turn-based matches over HTTP: games, lists, create, join, read, act, resign, events,
-WebSocket, replay."""
+"""Turn-based matches over HTTP: games, lists, create, join, read, act, resign, events, replay
+(the WebSocket is in match_socket)."""
 
-import asyncio
-import weakref
-from contextlib import aclosing, suppress
 from typing import Annotated, Any
 from uuid import UUID
 
-import structlog
-from aiohttp import WSCloseCode, web
 from pydantic import Field, StringConstraints
 
-from service.api import auth, codec
 from service.api.endpoints import Body, Call, Endpoints, Query
-from service.api.errors import unauthorized
-from service.api.keys import MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
-from service.runtime import metrics
+from service.api.keys import MATCH_HUB, POOL, SETTINGS
 from service.usecases.matches import answers, follow, lobby, play
 from service.usecases.matches import replay as replays
-
-log = structlog.get_logger("service.api.matches")
 
 endpoints = Endpoints("matches")
 
 MAX_WAIT_SECONDS = 30.0
-HEARTBEAT_SECONDS = 20.0
 
 INT32 = 2**31 - 1
 INT64 = 2**63 - 1
@@ -72,11 +61,6 @@ class NewAction(Body):
 class EventsQuery(Query):
     after: int = Field(default=0, ge=0, le=INT64)
     wait: float = Field(default=0.0, ge=0.0, le=MAX_WAIT_SECONDS)
-
-
-class SocketQuery(Query):
-    after: int = Field(default=0, ge=0, le=INT64)
-    token: str | None = Field(default=None, description="for browsers: the bearer token")
 
 
 def _match_id(call: Call) -> UUID:
@@ -180,7 +164,7 @@ async def get_match(call: Call) -> answers.MatchState:
 )
 async def act(call: Call) -> answers.ActionDone:
     body: NewAction = call.body
-    return await play.act(
+    acted = await play.act(
         call.request.app[POOL],
         call.player,
         _match_id(call),
@@ -188,6 +172,7 @@ async def act(call: Call) -> answers.ActionDone:
         action=body.action,
         idempotency_key=call.idempotency_key,
     )
+    return acted.answer
 
 
 @endpoints.route(
@@ -236,70 +221,3 @@ async def events(call: Call) -> follow.EventBatch:
 )
 async def replay(call: Call) -> replays.MatchReplay:
     return await replays.replay(call.request.app[POOL], _match_id(call))
-
-
-def _socket_player(call: Call) -> UUID:
-    query: SocketQuery = call.query
-    header = call.request.headers.get("Authorization")
-    try:
-        token = auth.bearer_token(header) if header or query.token is None else query.token
-        return call.request.app[TOKENS].player(token)
-    except auth.InvalidToken as exc:
-        raise unauthorized(str(exc)) from exc
-
-
-@endpoints.route(
-    "GET",
-    "/v1/matches/{match_id}/ws",
-    summary=(
-        "WebSocket: pushes {events, last_seq, status, version} batches you may see, from"
-        " `after` on; auth by bearer header or `?token=`; msgpack frames if Accept asks;"
-        " closed once a finished match has sent everything"
-    ),
-    auth="none",
-    query=SocketQuery,
-    status=101,
-    errors=(401, 404, 422, 429),
-)
-async def websocket(call: Call) -> web.WebSocketResponse:
-    player_id = _socket_player(call)
-    match_id = _match_id(call)
-    app = call.request.app
-    await follow.ensure_exists(app[POOL], match_id)
-    after: int = call.query.after
-    binary = codec.prefers_msgpack(call.request.headers.get("Accept"))
-    socket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
-    await socket.prepare(call.request)
-    app[MATCH_SOCKETS].add(socket)
-    metrics.WEBSOCKETS.inc()
-
-    async def push() -> None:
-        try:
-            pages = follow.follow(app[POOL], app[MATCH_HUB], player_id, match_id, after)
-            async with aclosing(pages):
-                async for page in pages:
-                    data, _ = codec.encode(page.wire(), binary)
-                    await (socket.send_bytes(data) if binary else socket.send_str(data.decode()))
-            await socket.close()
-        except Exception:
-            log.exception("websocket_push_failed", match_id=str(match_id))
-            await socket.close(code=WSCloseCode.INTERNAL_ERROR)
-
-    pusher = asyncio.create_task(push())
-    try:
-        # Clients only listen; reading keeps pings answered and notices the close.
-        async for _ in socket:
-            pass
-    finally:
-        metrics.WEBSOCKETS.dec()
-        pusher.cancel()
-        with suppress(asyncio.CancelledError):
-            await pusher
-    return socket
-
-
-async def close_sockets(app: web.Application) -> None:
-    """On shutdown: close open WebSockets, which would otherwise hold the server open."""
-    sockets = app.get(MATCH_SOCKETS, weakref.WeakSet())
-    for socket in list(sockets):
-        await socket.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")

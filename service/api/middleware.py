@@ -57,6 +57,19 @@ def _error_response(request: web.Request, error: ServiceError) -> web.Response:
     return codec.respond(request, error_body(error), status_of(error), headers)
 
 
+def refusal_of(exc: Exception) -> ServiceError | None:
+    """What a failure tells the client in the error shape; None for a bug, which is a 500."""
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, CommitUnknown):
+        log.warning("commit_outcome_unknown", error=str(exc))
+        return outcome_unknown()
+    if is_unavailable(exc):
+        log.warning("database_unavailable", error=type(exc).__name__)
+        return unavailable()
+    return None
+
+
 async def tag_instance(request: web.Request, response: web.StreamResponse) -> None:
     """On every answer, WebSocket handshakes included: which instance gave it."""
     response.headers[INSTANCE_HEADER] = request.app[SETTINGS].instance_id
@@ -71,23 +84,16 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
     started = time.perf_counter()
     try:
         response = await handler(request)
-    except ServiceError as error:
-        response = _error_response(request, error)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
         response = _error_response(request, _from_http_exception(request, exc))
-    except CommitUnknown as exc:
-        log.warning("commit_outcome_unknown", error=str(exc))
-        response = _error_response(request, outcome_unknown())
     except Exception as exc:
-        if is_unavailable(exc):
-            log.warning("database_unavailable", error=type(exc).__name__)
-            response = _error_response(request, unavailable())
-        else:
+        error = refusal_of(exc)
+        if error is None:
             log.exception("unhandled_error")
-            internal = ApiError(500, "internal", "internal error", {"request_id": request_id})
-            response = _error_response(request, internal)
+            error = ApiError(500, "internal", "internal error", {"request_id": request_id})
+        response = _error_response(request, error)
     if not response.prepared:
         response.headers[REQUEST_ID_HEADER] = request_id
     # A line per request costs about a tenth of a battle; LOG_REQUESTS=errors keeps the failures.

@@ -2,7 +2,8 @@
 
 Every write that adds events sends NOTIFY (payload "match_id:seq") in its transaction. Waiters
 never trust the payload for content: a wake-up only means "read the events again", so a lost or
-duplicated notification costs at most one read (and waiters re-read on a timer anyway).
+duplicated notification costs at most one read (and waiters re-read on a timer anyway). The
+payload's sequence only lets a waiter that already holds those events skip the read.
 """
 
 import asyncio
@@ -21,16 +22,45 @@ CHECK_SECONDS = 10.0
 RETRY_SECONDS = 1.0
 
 
+UNKNOWN = float("inf")
+
+
+class Waiter:
+    """Set whenever the match may have new events; clear it before each read.
+
+    `seq` is the highest sequence notified since the last clear: UNKNOWN when the wake-up says
+    nothing of it (a reconnect, a payload without a number).
+    """
+
+    def __init__(self) -> None:
+        self._set = asyncio.Event()
+        self.seq = -1.0
+
+    def set(self, seq: float = UNKNOWN) -> None:
+        self.seq = max(self.seq, seq)
+        self._set.set()
+
+    def clear(self) -> None:
+        self.seq = -1.0
+        self._set.clear()
+
+    def is_set(self) -> bool:
+        return self._set.is_set()
+
+    async def wait(self) -> None:
+        await self._set.wait()
+
+
 class Hub:
     """Local waiters by match; `publish` wakes those of one match."""
 
     def __init__(self) -> None:
-        self._waiters: dict[UUID, set[asyncio.Event]] = {}
+        self._waiters: dict[UUID, set[Waiter]] = {}
 
     @contextmanager
-    def subscribe(self, match_id: UUID) -> Iterator[asyncio.Event]:
-        """An event set whenever the match may have new events; clear it before each read."""
-        signal = asyncio.Event()
+    def subscribe(self, match_id: UUID) -> Iterator[Waiter]:
+        """A waiter woken whenever the match may have new events."""
+        signal = Waiter()
         self._waiters.setdefault(match_id, set()).add(signal)
         try:
             yield signal
@@ -41,14 +71,15 @@ class Hub:
                 del self._waiters[match_id]
 
     def publish(self, payload: str) -> None:
-        match_text, _, _ = payload.partition(":")
+        match_text, _, seq_text = payload.partition(":")
         try:
             match_id = UUID(match_text)
         except ValueError:
             log.warning("bad_notification", payload=payload)
             return
+        seq = float(seq_text) if seq_text.isdigit() else UNKNOWN
         for signal in self._waiters.get(match_id, ()):
-            signal.set()
+            signal.set(seq)
 
     def wake_all(self) -> None:
         for waiters in self._waiters.values():

@@ -1,12 +1,15 @@
 """Helpers for the match tests: seat players, play through HTTP, check the cached states."""
 
+import json
 import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import aiohttp
 import asyncpg
+import msgpack
 import pytest
 
 from service.config import Settings
@@ -14,6 +17,8 @@ from service.games.kernel.protocol import rebuild
 from service.games.registry import get_game
 from service.store import matches as store
 from tests.http import Answer, Api
+
+SOCKET_WAIT = 5.0
 
 
 async def new_players(api: Api, count: int) -> list[str]:
@@ -144,3 +149,17 @@ async def assert_finished_matches_rebuild(database_url: str) -> int:
         return len(finished)
     finally:
         await pool.close()
+
+
+async def receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+    message = await ws.receive(timeout=SOCKET_WAIT)
+    if message.type == aiohttp.WSMsgType.TEXT:
+        data: dict[str, Any] = json.loads(message.data)
+    else:
+        assert message.type == aiohttp.WSMsgType.BINARY, message
+        data = msgpack.unpackb(message.data)
+    return data
+
+
+def socket_url(api: Api, match_id: str, query: str = "") -> str:
+    return f"{api.base_url.replace('http', 'ws', 1)}/v1/matches/{match_id}/ws{query}"

@@ -1,7 +1,6 @@
 """Pushed match updates: long-poll, WebSocket, and across two service processes."""
 
 import asyncio
-import json
 import os
 import random
 import signal
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import msgpack
 import pytest
 
 from service.config import Settings
@@ -23,6 +21,8 @@ from tests.api.matches_helpers import (
     new_players,
     play_out,
     read,
+    receive,
+    socket_url,
     start_match,
 )
 from tests.conftest import TEST_SECRET
@@ -89,39 +89,25 @@ async def test_long_poll_on_a_finished_match_does_not_wait(api: Api) -> None:
     assert time.monotonic() - started < 1
 
 
-async def _receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
-    message = await ws.receive(timeout=WAIT)
-    if message.type == aiohttp.WSMsgType.TEXT:
-        data: dict[str, Any] = json.loads(message.data)
-    else:
-        assert message.type == aiohttp.WSMsgType.BINARY, message
-        data = msgpack.unpackb(message.data)
-    return data
-
-
-def _ws_url(api: Api, match_id: str, query: str = "") -> str:
-    return f"{api.base_url.replace('http', 'ws', 1)}/v1/matches/{match_id}/ws{query}"
-
-
 async def test_websocket_pushes_the_backlog_then_each_new_event(api: Api) -> None:
     a, b, watcher = await new_players(api, 3)
     match_id = await start_match(api, [a, b])
     # A browser passes the token in the query; another client sends the header and wants msgpack.
-    seat_ws = await api.session.ws_connect(_ws_url(api, match_id, f"?token={b}"))
+    seat_ws = await api.session.ws_connect(socket_url(api, match_id, f"?token={b}"))
     watcher_ws = await api.session.ws_connect(
-        _ws_url(api, match_id, "?after=2"),
+        socket_url(api, match_id, "?after=2"),
         headers={"Authorization": f"Bearer {watcher}", "Accept": "application/msgpack"},
     )
     try:
-        backlog = await _receive(seat_ws)
+        backlog = await receive(seat_ws)
         assert [e["seq"] for e in backlog["events"]] == [1, 2, 3, 4, 5]
         assert backlog["status"] == "active" and backlog["last_seq"] == 5
-        late = await _receive(watcher_ws)
+        late = await receive(watcher_ws)
         assert [e["kind"] for e in late["events"]] == ["match_started", "turn_order", "turn_start"]
 
         moved = await _first_move(api, [a, b], match_id)
         for ws in (seat_ws, watcher_ws):
-            pushed = await _receive(ws)
+            pushed = await receive(ws)
             assert pushed["events"] == moved["events"]
             assert pushed["version"] == 1
     finally:
@@ -154,8 +140,8 @@ async def test_websocket_closes_after_a_finished_match_sent_everything(api: Api)
     a, b = await new_players(api, 2)
     match_id = await start_match(api, [a, b])
     await play_out(api, match_id, [a, b], random.Random(3))
-    ws = await api.session.ws_connect(_ws_url(api, match_id, f"?token={a}"))
-    batch = await _receive(ws)
+    ws = await api.session.ws_connect(socket_url(api, match_id, f"?token={a}"))
+    batch = await receive(ws)
     assert batch["status"] == "finished"
     assert batch["events"][-1]["kind"] == "game_over"
     closing = await ws.receive(timeout=WAIT)
@@ -203,7 +189,7 @@ async def test_an_action_on_one_instance_is_pushed_by_the_other(
     other = Api(api.session, base)
     a, b = await new_players(api, 2)
     match_id = await start_match(api, [a, b])
-    ws = await api.session.ws_connect(_ws_url(other, match_id, f"?token={b}&after=5"))
+    ws = await api.session.ws_connect(socket_url(other, match_id, f"?token={b}&after=5"))
     poll = asyncio.create_task(
         api.get(f"/v1/matches/{match_id}/events?after=5&wait={WAIT}", token=a)
     )
@@ -216,14 +202,14 @@ async def test_an_action_on_one_instance_is_pushed_by_the_other(
         moved = (await act(other, token, match_id, 0, legal[0])).body
         assert (await asyncio.wait_for(poll, WAIT)).body["events"] == moved["events"]
         # ...and sent to the first, pushed by the second's WebSocket.
-        assert (await _receive(ws))["events"] == moved["events"]
+        assert (await receive(ws))["events"] == moved["events"]
         # The next decision may be the defender's: ask who acts now.
         (seat,) = (await read(api, a, match_id))["to_act"]
         token = [a, b][seat]
         mover = await read(api, token, match_id)
         again = await act(api, token, match_id, 1, mover["legal_actions"][0])
         assert again.status == 200
-        assert (await _receive(ws))["events"] == again.body["events"]
+        assert (await receive(ws))["events"] == again.body["events"]
 
         # Shutting down closes open WebSockets instead of waiting for them.
         started = time.monotonic()

@@ -7,7 +7,7 @@ drawer of a card sees it and the others see that a card was drawn.
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 from uuid import UUID
 
@@ -16,7 +16,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from service.store import matches as store
-from service.store.notify import Hub
+from service.store.notify import Hub, Waiter
 from service.usecases.errors import NotFound
 from service.usecases.matches.progress import ACTIVE, WAITING, WireEvent, events_wire
 
@@ -88,20 +88,67 @@ async def wait_events(
                 await asyncio.wait_for(signal.wait(), remaining)
 
 
+@dataclass
+class Cursor:
+    """Where a follower stands: every event it may see up to `after` has reached it.
+
+    Events reach it in pages, and on a socket that also acts, in the answers to its actions;
+    an answer that holds events past a gap (a push not yet sent) counts once the gap is filled.
+    `over` once an answer has told it the match is over.
+    """
+
+    after: int
+    over: bool = False
+    _answered: list[tuple[int, int]] = field(default_factory=list)
+
+    def fresh(self, page: EventPage) -> list[WireEvent]:
+        """The page's events past the cursor: some may have reached it since the page was read."""
+        return [event for event in page.events if event["seq"] > self.after]
+
+    def advance(self, last_seq: int) -> None:
+        """Everything up to `last_seq` has been delivered."""
+        self.after = max(self.after, last_seq)
+        for since, last in sorted(self._answered):
+            if since <= self.after:
+                self.after = max(self.after, last)
+        self._answered = [(since, last) for since, last in self._answered if last > self.after]
+
+    def answered(self, since: int, last_seq: int, status: str) -> None:
+        """An action's answer delivered every event past `since` up to `last_seq`."""
+        self._answered.append((since, last_seq))
+        self.advance(self.after)
+        self.over = status not in (WAITING, ACTIVE)
+
+
 async def follow(
-    pool: asyncpg.Pool, hub: Hub, player_id: UUID, match_id: UUID, after: int
+    pool: asyncpg.Pool, hub: Hub, player_id: UUID, match_id: UUID, cursor: Cursor
 ) -> AsyncGenerator[EventPage, None]:
-    """Pages of new events as they come; ends once a finished match has nothing more to send."""
-    with hub.subscribe(match_id) as signal:
+    """Pages past `cursor` as events come, which the caller delivers and advances the cursor
+    past; ends once a finished match has nothing more to send.
+
+    A notification of events the cursor has already passed (those of the follower's own action)
+    is not read again.
+    """
+    with hub.subscribe(match_id) as waiter:
         while True:
-            signal.clear()
-            page = await events_page(pool, player_id, match_id, after)
-            after = page.last_seq
-            if page.events:
-                yield page
+            waiter.clear()
+            page = await events_page(pool, player_id, match_id, cursor.after)
+            yield page
             if page.more:
                 continue
             if page.over:
                 return
-            with suppress(TimeoutError):
-                await asyncio.wait_for(signal.wait(), RECHECK_SECONDS)
+            await _news(waiter, cursor)
+
+
+async def _news(waiter: Waiter, cursor: Cursor) -> None:
+    """Until events past the cursor are notified, the match is known to be over, or the
+    recheck is due."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + RECHECK_SECONDS
+    while (remaining := deadline - loop.time()) > 0:
+        with suppress(TimeoutError):
+            await asyncio.wait_for(waiter.wait(), remaining)
+        if waiter.seq > cursor.after or cursor.over:
+            return
+        waiter.clear()

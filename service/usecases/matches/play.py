@@ -21,6 +21,7 @@ Decisions where the issue is silent:
   is left to the sweeper, so a bot-only match finishes in a few sweeps.
 """
 
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -86,6 +87,16 @@ def _refuse_stale(row: MatchRow, seat: SeatRow, version: int) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Acted:
+    """An action's answer, and which of the match's events it holds for the acting seat."""
+
+    answer: ActionDone
+    # Every event past `since` up to `last_seq` that the seat may see; None for an answer kept
+    # under its key and returned again, which may be older than events already delivered.
+    covers: tuple[int, int] | None
+
+
 async def act(
     pool: asyncpg.Pool,
     player_id: UUID,
@@ -94,12 +105,12 @@ async def act(
     version: int,
     action: dict[str, Any],
     idempotency_key: str | None,
-) -> ActionDone:
+) -> Acted:
     """Apply the caller's action at `version`, then any bot moves it leads to."""
     request = {"version": version, "action": action}
     claim = idempotency.claim(idempotency_key, f"match-action:{match_id}", request)
 
-    async def attempt(conn: asyncpg.Connection, lock: bool) -> ActionDone | None:
+    async def attempt(conn: asyncpg.Connection, lock: bool) -> Acted | None:
         found = await store.for_write(
             conn, match_id, player_id, None if claim is None else claim.key, lock=lock
         )
@@ -107,7 +118,7 @@ async def act(
             raise NotFound("no such match")
         kept: ActionDone | None = idempotency.stored(claim, found.kept)
         if kept is not None:
-            return kept
+            return Acted(kept, None)
         row, seats = found.row, found.seats
         seat = _seat_of_caller(seats, player_id)
         _refuse_inactive(row)
@@ -126,7 +137,7 @@ async def act(
         answer = action_done(progress, seat)
         kept_answer = idempotency.keep(claim, answer)
         saved = await progress.save_if_unmoved(conn, bots_pending, player_id, kept_answer)
-        return answer if saved else None
+        return Acted(answer, (row.last_seq, progress.last_seq)) if saved else None
 
     return await checked_write(pool, attempt, "the match")
 

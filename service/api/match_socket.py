@@ -1,0 +1,227 @@
+"""A match's WebSocket: the events a player may see, pushed, and the player's actions, answered.
+
+The server pushes batches {events, last_seq, status, version} from `after` on. A seated player
+may also act on the socket, one frame per action: {"ref"?, "version", "action",
+"idempotency_key"?}, JSON in a text frame or msgpack in a binary one. Each frame gets one reply
+in the socket's encoding: {"reply": ref, "answer": …}, the answer POST …/actions would give, or
+{"reply": ref, "status": …, "error": {code, message, details}}, with the status and error that
+request would have had. The events an answer holds are not pushed to the socket again.
+
+Sends are taken in turn (one lock), so a push never overtakes the reply of an action in flight
+and the socket closes only once that reply is out.
+"""
+
+import asyncio
+import time
+import weakref
+from contextlib import aclosing, suppress
+from typing import Annotated, Any
+from uuid import UUID
+
+import structlog
+from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
+from pydantic import Field, StringConstraints, ValidationError
+
+from service.api import auth, codec
+from service.api.endpoints import MAX_KEY_LENGTH, Body, Call, Endpoints, Query
+from service.api.errors import (
+    ApiError,
+    error_body,
+    from_validation_error,
+    rate_limited,
+    status_of,
+    unauthorized,
+)
+from service.api.keys import LIMITER, MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
+from service.api.middleware import refusal_of
+from service.runtime import metrics
+from service.usecases.matches import follow, play
+from service.usecases.matches.follow import Cursor
+
+log = structlog.get_logger("service.api.match_socket")
+
+endpoints = Endpoints("matches")
+
+HEARTBEAT_SECONDS = 20.0
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
+MAX_REF_LENGTH = 64
+
+Ref = (
+    Annotated[str, StringConstraints(max_length=MAX_REF_LENGTH)]
+    | Annotated[int, Field(ge=-INT64, le=INT64)]
+)
+
+
+class SocketQuery(Query):
+    after: int = Field(default=0, ge=0, le=INT64)
+    token: str | None = Field(default=None, description="for browsers: the bearer token")
+
+
+class SocketAction(Body):
+    """An action sent on the socket: POST …/actions's body, with a reference and the key."""
+
+    ref: Ref | None = Field(default=None, description="echoed in the reply as `reply`")
+    version: int = Field(ge=0, le=INT32)
+    action: dict[str, Any]
+    idempotency_key: (
+        Annotated[
+            str,
+            StringConstraints(min_length=1, max_length=MAX_KEY_LENGTH, pattern=r"^[\x20-\x7e]+$"),
+        ]
+        | None
+    ) = None
+
+
+def _socket_player(call: Call) -> UUID:
+    query: SocketQuery = call.query
+    header = call.request.headers.get("Authorization")
+    try:
+        token = auth.bearer_token(header) if header or query.token is None else query.token
+        return call.request.app[TOKENS].player(token)
+    except auth.InvalidToken as exc:
+        raise unauthorized(str(exc)) from exc
+
+
+class MatchSocket:
+    """One open socket: its player, its match, where its follower stands, and its sends."""
+
+    def __init__(
+        self, call: Call, socket: web.WebSocketResponse, player_id: UUID, match_id: UUID
+    ) -> None:
+        self.app = call.request.app
+        self.socket = socket
+        self.player_id = player_id
+        self.match_id = match_id
+        self.binary = codec.prefers_msgpack(call.request.headers.get("Accept"))
+        self.cursor = Cursor(call.query.after)
+        self.sending = asyncio.Lock()
+
+    async def send(self, data: Any) -> None:
+        encoded, _ = codec.encode(data, self.binary)
+        socket = self.socket
+        await (socket.send_bytes(encoded) if self.binary else socket.send_str(encoded.decode()))
+
+    async def push(self) -> None:
+        """Every page the follower reads, less what replies delivered meanwhile; then close."""
+        app, cursor = self.app, self.cursor
+        try:
+            pages = follow.follow(app[POOL], app[MATCH_HUB], self.player_id, self.match_id, cursor)
+            async with aclosing(pages):
+                async for page in pages:
+                    async with self.sending:
+                        events = cursor.fresh(page)
+                        cursor.advance(page.last_seq)
+                        if events:
+                            await self.send({**page.wire(), "events": events})
+            async with self.sending:
+                await self.socket.close()
+        except Exception:
+            log.exception("websocket_push_failed", match_id=str(self.match_id))
+            await self.socket.close(code=WSCloseCode.INTERNAL_ERROR)
+
+    async def answer(self, message: WSMessage) -> None:
+        """Reply to one frame from the client: the action's answer, or why it was refused."""
+        started = time.perf_counter()
+        async with self.sending:
+            reply = await self._reply(message)
+            await self.send(reply)
+        status = reply.get("status", 200)
+        if status >= 400 or self.app[SETTINGS].log_requests == "all":
+            ms = round((time.perf_counter() - started) * 1000, 2)
+            log.info("socket_action", match_id=str(self.match_id), status=status, ms=ms)
+
+    async def _reply(self, message: WSMessage) -> dict[str, Any]:
+        ref: Ref | None = None
+        try:
+            data = _decode(message)
+            ref = _ref_of(data)
+            wait = self.app[LIMITER].take(self.player_id)
+            if wait > 0:
+                raise rate_limited(wait)
+            try:
+                frame = SocketAction.model_validate(data)
+            except ValidationError as exc:
+                raise from_validation_error(exc) from exc
+            acted = await play.act(
+                self.app[POOL],
+                self.player_id,
+                self.match_id,
+                version=frame.version,
+                action=frame.action,
+                idempotency_key=frame.idempotency_key,
+            )
+        except Exception as exc:
+            error = refusal_of(exc)
+            if error is None:
+                log.exception("websocket_action_failed", match_id=str(self.match_id))
+                error = ApiError(500, "internal", "internal error")
+            return {"reply": ref, "status": status_of(error), **error_body(error)}
+        # Under the send lock: the follower will skip what this answer delivers.
+        if acted.covers is not None:
+            self.cursor.answered(*acted.covers, acted.answer["status"])
+        return {"reply": ref, "answer": acted.answer}
+
+
+def _decode(message: WSMessage) -> Any:
+    if message.type == WSMsgType.TEXT:
+        return codec.decode(codec.JSON, message.data.encode())
+    return codec.decode(codec.MSGPACK, message.data)
+
+
+def _ref_of(data: Any) -> Ref | None:
+    """The frame's `ref` if it is a valid one, so that even a refused frame's reply names it."""
+    ref = data.get("ref") if isinstance(data, dict) else None
+    if isinstance(ref, str) and len(ref) <= MAX_REF_LENGTH:
+        return ref
+    if type(ref) is int and -INT64 <= ref <= INT64:
+        return ref
+    return None
+
+
+@endpoints.route(
+    "GET",
+    "/v1/matches/{match_id}/ws",
+    summary=(
+        "WebSocket: pushes {events, last_seq, status, version} batches you may see, from"
+        " `after` on, and answers the actions you send on it ({ref, version, action,"
+        " idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer"
+        " header or `?token=`; msgpack frames if Accept asks; closed once a finished match has"
+        " sent everything"
+    ),
+    auth="none",
+    query=SocketQuery,
+    status=101,
+    errors=(401, 404, 422, 429),
+)
+async def websocket(call: Call) -> web.WebSocketResponse:
+    player_id = _socket_player(call)
+    match_id = call.uuid_param("match_id", "match")
+    app = call.request.app
+    await follow.ensure_exists(app[POOL], match_id)
+    socket = web.WebSocketResponse(
+        heartbeat=HEARTBEAT_SECONDS, max_msg_size=app[SETTINGS].max_body_bytes
+    )
+    await socket.prepare(call.request)
+    app[MATCH_SOCKETS].add(socket)
+    metrics.WEBSOCKETS.inc()
+    match_socket = MatchSocket(call, socket, player_id, match_id)
+    pusher = asyncio.create_task(match_socket.push())
+    try:
+        # Frames are answered one after another, in the order they came.
+        async for message in socket:
+            if message.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                await match_socket.answer(message)
+    finally:
+        metrics.WEBSOCKETS.dec()
+        pusher.cancel()
+        with suppress(asyncio.CancelledError):
+            await pusher
+    return socket
+
+
+async def close_sockets(app: web.Application) -> None:
+    """On shutdown: close open WebSockets, which would otherwise hold the server open."""
+    sockets = app.get(MATCH_SOCKETS, weakref.WeakSet())
+    for socket in list(sockets):
+        await socket.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
