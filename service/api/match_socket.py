@@ -106,7 +106,9 @@ class MatchSocket:
         """Every page the follower reads, less what replies delivered meanwhile; then close."""
         app, cursor = self.app, self.cursor
         try:
-            pages = follow.follow(app[POOL], app[MATCH_HUB], self.player_id, self.match_id, cursor)
+            pages = follow.follow(
+                app[POOL], app[MATCH_HUB], self.player_id, self.match_id, cursor, self.sending
+            )
             async with aclosing(pages):
                 async for page in pages:
                     async with self.sending:

@@ -150,6 +150,11 @@ async def get(conn: Conn, match_id: UUID) -> MatchRow | None:
     return None if row is None else _match(row)
 
 
+async def exists(conn: Conn, match_id: UUID) -> bool:
+    found = await conn.fetchval("SELECT true FROM matches WHERE match_id = $1", match_id)
+    return bool(found)
+
+
 async def lock(conn: asyncpg.Connection, match_id: UUID) -> MatchRow | None:
     """The match row, locked until the transaction ends: writes to one match are serialised."""
     row = await conn.fetchrow(

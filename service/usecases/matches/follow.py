@@ -56,7 +56,7 @@ class EventPage:
 
 
 async def ensure_exists(pool: asyncpg.Pool, match_id: UUID) -> None:
-    if await store.get(pool, match_id) is None:
+    if not await store.exists(pool, match_id):
         raise NotFound("no such match")
 
 
@@ -121,34 +121,42 @@ class Cursor:
 
 
 async def follow(
-    pool: asyncpg.Pool, hub: Hub, player_id: UUID, match_id: UUID, cursor: Cursor
+    pool: asyncpg.Pool,
+    hub: Hub,
+    player_id: UUID,
+    match_id: UUID,
+    cursor: Cursor,
+    turn: asyncio.Lock | None = None,
 ) -> AsyncGenerator[EventPage, None]:
     """Pages past `cursor` as events come, which the caller delivers and advances the cursor
     past; ends once a finished match has nothing more to send.
 
     A notification of events the cursor has already passed (those of the follower's own action)
-    is not read again.
+    is not read. With `turn`, the lock under which the follower's actions are answered, that is
+    decided once the action in flight has been answered, since its answer may hold them.
     """
+    turn = turn or asyncio.Lock()
     with hub.subscribe(match_id) as waiter:
+        due = True  # the first page, and each recheck, is read whatever was notified
         while True:
-            waiter.clear()
-            page = await events_page(pool, player_id, match_id, cursor.after)
-            yield page
-            if page.more:
-                continue
-            if page.over:
-                return
-            await _news(waiter, cursor)
+            async with turn:
+                news = due or waiter.seq > cursor.after or cursor.over
+                waiter.clear()
+                page = await events_page(pool, player_id, match_id, cursor.after) if news else None
+            if page is not None:
+                yield page
+                if page.more:
+                    due = True
+                    continue
+                if page.over:
+                    return
+            due = await _recheck_due(waiter)
 
 
-async def _news(waiter: Waiter, cursor: Cursor) -> None:
-    """Until events past the cursor are notified, the match is known to be over, or the
-    recheck is due."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + RECHECK_SECONDS
-    while (remaining := deadline - loop.time()) > 0:
-        with suppress(TimeoutError):
-            await asyncio.wait_for(waiter.wait(), remaining)
-        if waiter.seq > cursor.after or cursor.over:
-            return
-        waiter.clear()
+async def _recheck_due(waiter: Waiter) -> bool:
+    """Wait for a notification: False when one came, True when the recheck is due instead."""
+    try:
+        await asyncio.wait_for(waiter.wait(), RECHECK_SECONDS)
+    except TimeoutError:
+        return True
+    return False
