@@ -150,13 +150,13 @@ async def _prefill(pgdata: Path, snapshots: int) -> None:
         database.release()
 
 
-def _turn_cells(sizes: Sizes, pool: int) -> list[Cell]:
+def _turn_cells(sizes: Sizes, pool: int, workers: int = 1) -> list[Cell]:
     """The end-turn loop as the old clients play it (three buys a round, whatever they cost),
     as clients that buy only what fits, and as clients that send those buys with the end-turn."""
     return [
         Cell(
             label,
-            1,
+            workers,
             {
                 "mode": "end-turn",
                 "buys": buys,
@@ -175,33 +175,47 @@ def _turn_cells(sizes: Sizes, pool: int) -> list[Cell]:
     ]
 
 
-def _match_cells(sizes: Sizes) -> list[Cell]:
+def _match_cells(sizes: Sizes, workers: int = 1) -> list[Cell]:
+    """Match actions as POST requests and on the match's WebSocket, at each number of matches
+    (with two workers, only the most)."""
+    matches = sizes.matches if workers == 1 else sizes.matches[-1:]
     return [
         Cell(
-            "match actions (HTTP)",
-            1,
-            {"mode": "match", "concurrency": m, "seconds": sizes.seconds, "warmup": sizes.warmup},
+            f"match actions ({label})",
+            workers,
+            {
+                "mode": "match",
+                "via": via,
+                "concurrency": m,
+                "seconds": sizes.seconds,
+                "warmup": sizes.warmup,
+            },
             [],
         )
-        for m in sizes.matches
+        for label, via in (("HTTP", "http"), ("socket", "socket"))
+        for m in matches
     ]
 
 
 @dataclass
 class Measured:
     cells: list[Cell]  # simulate and floor
-    loops: list[Cell]  # end-turn and match actions (one worker only)
+    loops: list[Cell]  # end-turn and match actions
     peaks: list[float]
 
 
 def _serve_and_measure(data_dir: Path, sizes: Sizes, workers: int) -> Measured:
-    """Every simulate/floor cell, the end-turn and match loops (one worker), peak RSS per worker.
+    """Every simulate/floor cell, the end-turn and match loops, peak RSS per worker.
 
     Repeats go round the cells rather than cell after cell, so a burst of noise on the machine
     spreads over all the figures instead of skewing one.
     """
     cells = _cells(sizes, workers)
-    loops = [*_turn_cells(sizes, sizes.pool), *_match_cells(sizes)] if workers == 1 else []
+    turns = _turn_cells(sizes, sizes.pool, workers)
+    if workers > 1:
+        # With two workers, the end-turn client of the fewest requests.
+        turns = [cell for cell in turns if cell.spec["buys"] == "in-turn"]
+    loops = [*turns, *_match_cells(sizes, workers)]
     with http.running_service(data_dir, workers) as service:
         for _ in range(sizes.repeats):
             for cell in [*cells, *loops]:

@@ -7,7 +7,8 @@ caller can tell whether the generator rather than the server was the limit.
 `"mode": "end-turn"` has `players` players each play runs over HTTP (buy, end-turn, again), or
 with `"buys": "in-turn"` a turn in one request (the end-turn carries its buys).
 `"mode": "match"` has `concurrency` players each play Duelo de Nigromantes against a bot seat,
-match after match, choosing every action from the previous action's answer.
+match after match, choosing every action from the previous action's answer; with
+`"via": "socket"` the actions go on the match's WebSocket instead of POST requests.
 """
 
 import asyncio
@@ -125,6 +126,26 @@ async def _timed(
     if status >= 300:
         return None
     return json.loads(raw) if headers["Accept"] == JSON else None
+
+
+async def _socket_act(
+    tally: Tally, socket: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]
+) -> Any:
+    """One action on a match's WebSocket, timed to its reply (pushes before it are skipped);
+    the answer, or None after a refusal."""
+    started = time.perf_counter()
+    await socket.send_str(json.dumps(frame))
+    while True:
+        message = await socket.receive()
+        if message.type != aiohttp.WSMsgType.TEXT:
+            tally.error(f"socket {message.type.name.lower()}")
+            return None
+        data = json.loads(message.data)
+        if "reply" in data:
+            break
+    status = data.get("status", 200)
+    tally.done(time.perf_counter() - started, status)
+    return data.get("answer")
 
 
 class Connection(asyncio.Protocol):
@@ -328,15 +349,26 @@ async def _matches(
             url = f"{base}/v1/matches/{joined['match_id']}"
             async with session.get(url, headers=headers) as answer:
                 state = await answer.json()
-            while state["status"] == "active" and state["prompt"] and clock.running():
-                action = choose.choice(state["prompt"]["actions"])
-                body = _json({"version": state["version"], "action": action})
-                before = state["version"]
-                state = await _timed(actions, session, f"{url}/actions", body, headers)
-                if state is None:
-                    return
-                if clock.recording:
-                    moves += state["version"] - before
+            socket = None
+            if spec.get("via") == "socket":
+                socket = await session.ws_connect(f"{url}/ws", headers=headers)
+            try:
+                while state["status"] == "active" and state["prompt"] and clock.running():
+                    action = choose.choice(state["prompt"]["actions"])
+                    frame = {"version": state["version"], "action": action}
+                    before = state["version"]
+                    if socket is None:
+                        sent = _timed(actions, session, f"{url}/actions", _json(frame), headers)
+                    else:
+                        sent = _socket_act(actions, socket, frame)
+                    state = await sent
+                    if state is None:
+                        return
+                    if clock.recording:
+                        moves += state["version"] - before
+            finally:
+                if socket is not None:
+                    await socket.close()
 
     await _run([player(i, token) for i, token in enumerate(tokens)], spec, clock)
     tally.absorb(actions)

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 class Measured(Protocol):
     label: str
+    workers: int
     spec: dict[str, Any]
 
     def median(self, key: str) -> float: ...
@@ -28,16 +29,17 @@ class Figures:
     request_us: dict[str, float] = field(default_factory=dict)  # simulate, by format
     floor_us: dict[str, float] = field(default_factory=dict)  # the floor, by format
     worker_scaling: dict[str, float] = field(default_factory=dict)  # 2 workers / 1, by format
-    # (pool, buys) -> (turns/s, p99 ms); concurrent matches -> (actions/s, p99 ms)
-    turns: dict[tuple[int, str], tuple[float, float]] = field(default_factory=dict)
-    actions: dict[int, tuple[float, float]] = field(default_factory=dict)
+    # (pool, buys, workers) -> (turns/s, p99 ms)
+    turns: dict[tuple[int, str, int], tuple[float, float]] = field(default_factory=dict)
+    # (concurrent matches, via, workers) -> (actions/s, p99 ms)
+    actions: dict[tuple[int, str, int], tuple[float, float]] = field(default_factory=dict)
 
     def loop(self, cell: Measured) -> None:
         figure = (cell.median("rate"), cell.median("p99_ms"))
         if cell.spec["mode"] == "end-turn":
-            self.turns[cell.spec["pool"], cell.spec["buys"]] = figure
+            self.turns[cell.spec["pool"], cell.spec["buys"], cell.workers] = figure
         else:
-            self.actions[cell.spec["concurrency"]] = figure
+            self.actions[cell.spec["concurrency"], cell.spec["via"], cell.workers] = figure
 
 
 def _verdict(met: bool) -> str:
@@ -57,6 +59,14 @@ def _rate_line(
 BUYS = {"three": "three buys", "fitting": "fitting buys", "in-turn": "buys sent with the end-turn"}
 
 
+# How each match client sends its actions (bench.load).
+VIA = {"http": "POST requests", "socket": "on the WebSocket"}
+
+
+def _workers(count: int) -> str:
+    return "1 worker" if count == 1 else f"{count} workers"
+
+
 def check(figures: Figures, players: int, matches: int) -> list[Line]:
     lines = []
     if "compiled" in figures.engine_builds:
@@ -70,14 +80,15 @@ def check(figures: Figures, players: int, matches: int) -> list[Line]:
                 _verdict(rate >= 15_000),
             )
         )
-    for (pool, buys), got in sorted(figures.turns.items()):
+    for (pool, buys, workers), got in sorted(figures.turns.items()):
         at_most = 100.0 if pool < 1_000_000 else None
         least = 1000.0 if pool < 1_000_000 else 800.0
-        what = f"end-turn at {players} players, pool {pool:,}, {BUYS[buys]}"
+        what = f"end-turn at {players} players, pool {pool:,}, {BUYS[buys]}, {_workers(workers)}"
         lines.append(_rate_line(what, least, at_most, got))
-    if matches in figures.actions:
-        what = f"match actions at {matches} matches"
-        lines.append(_rate_line(what, 2000.0, 30.0, figures.actions[matches]))
+    for (concurrency, via, workers), got in sorted(figures.actions.items()):
+        if concurrency == matches:
+            what = f"match actions at {matches} matches, {VIA[via]}, {_workers(workers)}"
+            lines.append(_rate_line(what, 2000.0, 30.0, got))
     engine_us = 1e6 / figures.engine_with_replay
     for fmt, used in sorted(figures.request_us.items()):
         budget = engine_us + figures.floor_us[fmt] + 60.0

@@ -6,8 +6,9 @@ from bench.targets import Figures, check
 
 
 class _Loop:
-    def __init__(self, spec: dict[str, Any], rate: float, p99: float) -> None:
+    def __init__(self, spec: dict[str, Any], rate: float, p99: float, workers: int = 1) -> None:
         self.label = "loop"
+        self.workers = workers
         self.spec = spec
         self._figures = {"rate": rate, "p99_ms": p99}
 
@@ -44,13 +45,21 @@ def test_rates_need_both_the_rate_and_the_p99() -> None:
     figures = _figures()
     figures.loop(_Loop({"mode": "end-turn", "pool": 20_000, "buys": "three"}, 1000.0, 100.0))
     figures.loop(_Loop({"mode": "end-turn", "pool": 1_000_000, "buys": "three"}, 799.0, 5.0))
-    figures.loop(_Loop({"mode": "match", "concurrency": 64}, 2500.0, 31.0))
+    figures.loop(_Loop({"mode": "match", "via": "http", "concurrency": 64}, 2500.0, 31.0))
+    socket = {"mode": "match", "via": "socket", "concurrency": 64}
+    figures.loop(_Loop(socket, 2000.0, 30.0, workers=2))
     lines = {line.target: line.verdict for line in check(figures, 64, 64)}
-    assert (
-        lines["end-turn at 64 players, pool 20,000, three buys >= 1,000/s, p99 <= 100 ms"] == "met"
-    )
-    assert lines["end-turn at 64 players, pool 1,000,000, three buys >= 800/s"] == "missed"
-    assert lines["match actions at 64 matches >= 2,000/s, p99 <= 30 ms"] == "missed"
+    assert lines == {
+        **{k: v for k, v in lines.items() if "end-turn" not in k and "match" not in k},
+        "end-turn at 64 players, pool 20,000, three buys, 1 worker >= 1,000/s, p99 <= 100 ms": (
+            "met"
+        ),
+        "end-turn at 64 players, pool 1,000,000, three buys, 1 worker >= 800/s": "missed",
+        "match actions at 64 matches, POST requests, 1 worker >= 2,000/s, p99 <= 30 ms": "missed",
+        "match actions at 64 matches, on the WebSocket, 2 workers >= 2,000/s, p99 <= 30 ms": (
+            "met"
+        ),
+    }
 
 
 def test_the_compiled_engine_needs_15000_battles_a_second() -> None:
