@@ -44,9 +44,6 @@ class Waiter:
         self.seq = -1.0
         self._set.clear()
 
-    def is_set(self) -> bool:
-        return self._set.is_set()
-
     async def wait(self) -> None:
         await self._set.wait()
 

@@ -117,7 +117,7 @@ class Cursor:
         """An action's answer delivered every event past `since` up to `last_seq`."""
         self._answered.append((since, last_seq))
         self.advance(self.after)
-        self.over = status not in (WAITING, ACTIVE)
+        self.over = self.over or status not in (WAITING, ACTIVE)
 
 
 async def follow(
