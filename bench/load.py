@@ -9,6 +9,8 @@ with `"buys": "in-turn"` a turn in one request (the end-turn carries its buys).
 `"mode": "match"` has `concurrency` players each play Duelo de Nigromantes against a bot seat,
 match after match, choosing every action from the previous action's answer; with
 `"via": "socket"` the actions go on the match's WebSocket instead of POST requests.
+Every client has a keep-alive connection of its own and speaks HTTP/1.1 on it through
+`Connection`, far leaner than aiohttp's client (which sets up the players and the WebSockets).
 """
 
 import asyncio
@@ -23,6 +25,7 @@ from typing import Any, cast
 
 import aiohttp
 import msgpack
+import orjson
 from yarl import URL
 
 from bench.engine import corpus
@@ -95,12 +98,8 @@ def _json(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
-def _headers(fmt: str, token: str | None) -> dict[str, str]:
-    media = MSGPACK if fmt == "msgpack" else JSON
-    headers = {"Content-Type": media, "Accept": media}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    return headers
+def _headers(token: str) -> dict[str, str]:
+    return {"Content-Type": JSON, "Accept": JSON, "Authorization": f"Bearer {token}"}
 
 
 async def _player(session: aiohttp.ClientSession, base: str, name: str) -> str:
@@ -108,24 +107,6 @@ async def _player(session: aiohttp.ClientSession, base: str, name: str) -> str:
         answer.raise_for_status()
         token: str = (await answer.json())["token"]
     return token
-
-
-async def _timed(
-    tally: Tally, session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]
-) -> Any:
-    """One POST; its latency is kept, a non-2xx counted; the decoded JSON answer or None."""
-    started = time.perf_counter()
-    try:
-        async with session.post(url, data=body, headers=headers) as answer:
-            raw = await answer.read()
-            status = answer.status
-    except aiohttp.ClientError as exc:
-        tally.error(type(exc).__name__)
-        return None
-    tally.done(time.perf_counter() - started, status)
-    if status >= 300:
-        return None
-    return json.loads(raw) if headers["Accept"] == JSON else None
 
 
 async def _socket_act(
@@ -151,15 +132,15 @@ async def _socket_act(
 class Connection(asyncio.Protocol):
     """One keep-alive HTTP/1.1 connection sending prepared requests, one at a time.
 
-    The simulate loop's client: far leaner per request than aiohttp's, so the server rather than
-    the generator is the limit (the generator's CPU is reported beside every figure). It reads
+    The loops' client: far leaner per request than aiohttp's, so the server rather than the
+    generator is the limit (the generator's CPU is reported beside every figure). It reads
     answers by their Content-Length, which every answer of this service has.
     """
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.buffer = bytearray()
-        self.answer: asyncio.Future[int] | None = None
+        self.answer: asyncio.Future[tuple[int, bytes]] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -174,19 +155,61 @@ class Connection(asyncio.Protocol):
         stop = head.find(b"\r\n", start)
         length = int(head[start : stop if stop >= 0 else None])
         if len(self.buffer) >= end + 4 + length:
+            body = bytes(self.buffer[end + 4 : end + 4 + length])
             del self.buffer[: end + 4 + length]
-            self.answer.set_result(int(head[9:12]))
+            self.answer.set_result((int(head[9:12]), body))
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.answer is not None and not self.answer.done():
             self.answer.set_exception(exc or ConnectionResetError("closed by the server"))
 
-    async def send(self, request: bytes) -> int:
-        """The answer's status."""
+    async def send(self, request: bytes) -> tuple[int, bytes]:
+        """The answer's status and body."""
         assert self.transport is not None
         self.answer = asyncio.get_running_loop().create_future()
         self.transport.write(request)
         return await self.answer
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+async def _connect(base_url: str) -> Connection:
+    url = URL(base_url)
+    assert url.host is not None and url.port is not None
+    loop = asyncio.get_running_loop()
+    _, connection = await loop.create_connection(Connection, url.host, url.port)
+    return connection
+
+
+class Client:
+    """A player on a connection of its own, sending JSON and reading JSON answers."""
+
+    def __init__(self, connection: Connection, base_url: str, token: str) -> None:
+        self.connection = connection
+        self.head = (
+            f"Host: {URL(base_url).raw_authority}\r\nContent-Type: {JSON}\r\nAccept: {JSON}\r\n"
+            f"Authorization: Bearer {token}\r\n"
+        )
+
+    async def call(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        head = f"{method} {path} HTTP/1.1\r\n{self.head}Content-Length: {len(body)}\r\n\r\n"
+        return await self.connection.send(head.encode() + body)
+
+
+async def _timed(tally: Tally, client: Client, path: str, body: bytes) -> Any:
+    """One POST; its latency is kept, a non-2xx counted; the decoded JSON answer or None."""
+    started = time.perf_counter()
+    try:
+        status, raw = await client.call("POST", path, body)
+    except ConnectionError as exc:
+        tally.error(type(exc).__name__)
+        return None
+    tally.done(time.perf_counter() - started, status)
+    if status >= 300:
+        return None
+    return orjson.loads(raw)
 
 
 def _prepared(host: str, path: str, fmt: str, token: str, body: bytes) -> bytes:
@@ -206,25 +229,22 @@ async def _simulate(session: aiohttp.ClientSession, spec: dict[str, Any], tally:
         _prepared(url.raw_authority, spec["path"], spec["format"], token, body)
         for body in simulate_bodies(spec["format"], spec.get("corpus", 1000))
     ]
-    loop = asyncio.get_running_loop()
     sent = 0
 
     async def client() -> None:
         nonlocal sent
-        assert url.host is not None and url.port is not None
-        _, connection = await loop.create_connection(Connection, url.host, url.port)
+        connection = await _connect(spec["base_url"])
         while tally.clock.running():
             request = requests[sent % len(requests)]
             sent += 1
             started = time.perf_counter()
             try:
-                status = await connection.send(request)
+                status, _ = await connection.send(request)
             except ConnectionError as exc:
                 tally.error(type(exc).__name__)
                 return
             tally.done(time.perf_counter() - started, status)
-        assert connection.transport is not None
-        connection.transport.close()
+        connection.close()
 
     await _run([client() for _ in range(spec["concurrency"])], spec, tally.clock)
 
@@ -271,28 +291,28 @@ async def _end_turn(
                 return slot
         return None
 
-    async def shop(url: str, headers: dict[str, str], run: dict[str, Any]) -> dict[str, Any]:
+    async def shop(client: Client, path: str, run: dict[str, Any]) -> dict[str, Any]:
         if not fitting:
             for each in range(3):
-                await _timed(tally, session, f"{url}/buy", _json({"slot": each}), headers)
+                await _timed(tally, client, f"{path}/buy", _json({"slot": each}))
             return run
         wanted = next_buy(run)
         while wanted is not None and clock.running():
-            bought = await _timed(tally, session, f"{url}/buy", _json({"slot": wanted}), headers)
+            bought = await _timed(tally, client, f"{path}/buy", _json({"slot": wanted}))
             if bought is None:
                 break
             run, wanted = bought, next_buy(bought)
         return run
 
-    async def turn(url: str, headers: dict[str, str], run: dict[str, Any]) -> dict[str, Any] | None:
+    async def turn(client: Client, path: str, run: dict[str, Any]) -> dict[str, Any] | None:
         """Play the run's turn; the run as the client next knows it, or None to stop."""
         if buys == "in-turn":
             body = _json({"round": run["round"], "moves": planned(run)})
-            played = await _timed(turns, session, f"{url}/end-turn", body, headers)
+            played = await _timed(turns, client, f"{path}/end-turn", body)
             return None if played is None else cast(dict[str, Any], played["run"])
-        run = await shop(url, headers, run)
+        run = await shop(client, path, run)
         body = _json({"round": run["round"]})
-        played = await _timed(turns, session, f"{url}/end-turn", body, headers)
+        played = await _timed(turns, client, f"{path}/end-turn", body)
         if played is None:
             return None
         # The next round's shop is new, but the warband and what a round pays are known.
@@ -304,16 +324,19 @@ async def _end_turn(
         }
 
     async def player(token: str) -> None:
-        headers = _headers("json", token)
-        while clock.running():
-            run = await _timed(tally, session, f"{base}/v1/runs", b"{}", headers)
-            if run is None:
-                return
-            url = f"{base}/v1/runs/{run['run_id']}"
-            while run["status"] == "shopping" and clock.running():
-                run = await turn(url, headers, run)
+        client = Client(await _connect(base), base, token)
+        try:
+            while clock.running():
+                run = await _timed(tally, client, "/v1/runs", b"{}")
                 if run is None:
                     return
+                path = f"/v1/runs/{run['run_id']}"
+                while run["status"] == "shopping" and clock.running():
+                    run = await turn(client, path, run)
+                    if run is None:
+                        return
+        finally:
+            client.connection.close()
 
     await _run([player(token) for token in tokens], spec, clock)
     tally.absorb(turns)
@@ -340,25 +363,25 @@ async def _matches(
 
     async def player(number: int, token: str) -> None:
         nonlocal moves
-        headers = _headers("json", token)
+        client = Client(await _connect(base), base, token)
         choose = random.Random(number)
         while clock.running():
-            joined = await _timed(tally, session, f"{base}/v1/matches", create, headers)
+            joined = await _timed(tally, client, "/v1/matches", create)
             if joined is None:
                 return
-            url = f"{base}/v1/matches/{joined['match_id']}"
-            async with session.get(url, headers=headers) as answer:
-                state = await answer.json()
+            path = f"/v1/matches/{joined['match_id']}"
+            _, raw = await client.call("GET", path)
+            state = orjson.loads(raw)
             socket = None
             if spec.get("via") == "socket":
-                socket = await session.ws_connect(f"{url}/ws", headers=headers)
+                socket = await session.ws_connect(f"{base}{path}/ws", headers=_headers(token))
             try:
                 while state["status"] == "active" and state["prompt"] and clock.running():
                     action = choose.choice(state["prompt"]["actions"])
                     frame = {"version": state["version"], "action": action}
                     before = state["version"]
                     if socket is None:
-                        sent = _timed(actions, session, f"{url}/actions", _json(frame), headers)
+                        sent = _timed(actions, client, f"{path}/actions", _json(frame))
                     else:
                         sent = _socket_act(actions, socket, frame)
                     state = await sent
@@ -369,6 +392,7 @@ async def _matches(
             finally:
                 if socket is not None:
                     await socket.close()
+        client.connection.close()
 
     await _run([player(i, token) for i, token in enumerate(tokens)], spec, clock)
     tally.absorb(actions)
