@@ -3,8 +3,10 @@
 Engine-only battles/s, of the compiled build and of the pure one with their ratio; the battle
 endpoint and the floor endpoint beside it at several concurrencies in msgpack and JSON, with one
 worker and with two; the end-turn loop over HTTP with a pre-filled pairing pool; match actions
-over HTTP at several numbers of concurrent matches; each worker's peak memory; then the issue
-targets, each checked against this run. `--pairing` adds the pairing query against a million
+over HTTP and on the WebSocket at several numbers of concurrent matches; each worker's peak
+memory; then the issue targets, each checked against this run. The one-worker and two-worker
+services run side by side on one database, each two-worker figure measured right after its
+one-worker twin. `--pairing` adds the pairing query against a million
 snapshots (bench.pairing) and the end-turn loop against a million-snapshot pool (a few minutes
 more). `--cluster` measures instead the battle endpoint, end-turn and match actions through
 nginx with 1, 2 and 3 instances (bench.cluster).
@@ -204,23 +206,56 @@ class Measured:
     peaks: list[float]
 
 
-def _serve_and_measure(data_dir: Path, sizes: Sizes, workers: int) -> Measured:
-    """Every simulate/floor cell, the end-turn and match loops, peak RSS per worker.
-
-    Repeats go round the cells rather than cell after cell, so a burst of noise on the machine
-    spreads over all the figures instead of skewing one.
-    """
-    cells = _cells(sizes, workers)
+def _worker_cells(sizes: Sizes, workers: int) -> tuple[list[Cell], list[Cell]]:
+    """The simulate/floor cells and the loops measured on the service with `workers`."""
     turns = _turn_cells(sizes, sizes.pool, workers)
     if workers > 1:
         # With two workers, the end-turn client of the fewest requests.
         turns = [cell for cell in turns if cell.spec["buys"] == "in-turn"]
-    loops = [*turns, *_match_cells(sizes, workers)]
-    with http.running_service(data_dir, workers) as service:
-        for _ in range(sizes.repeats):
-            for cell in [*cells, *loops]:
-                cell.runs.append(http.measure(service, cell.spec))
-        return Measured(cells, loops, service.peak_rss_mb())
+    return _cells(sizes, workers), [*turns, *_match_cells(sizes, workers)]
+
+
+def _round_order(one: list[Cell], two: list[Cell]) -> list[tuple[int, Cell]]:
+    """One round of measurements: each two-worker cell right after its one-worker twin, so that
+    the machine's drift between them is as small as it can be."""
+    twins = {(cell.label, cell.spec["concurrency"]): cell for cell in two}
+    order = []
+    for cell in one:
+        order.append((1, cell))
+        twin = twins.pop((cell.label, cell.spec["concurrency"]), None)
+        if twin is not None:
+            order.append((2, twin))
+    return order + [(2, cell) for cell in twins.values()]
+
+
+def _serve_and_measure(data_dir: Path, sizes: Sizes) -> dict[int, Measured]:
+    """Every cell on a one-worker and a two-worker service side by side, on one database; then
+    each worker's peak RSS.
+
+    Repeats go round all the cells rather than cell after cell, so a burst of noise on the
+    machine spreads over all the figures instead of skewing one; the idle service meanwhile
+    only runs its timers.
+    """
+    measured = {w: Measured(*_worker_cells(sizes, w), []) for w in (1, 2)}
+    order = _round_order(
+        [*measured[1].cells, *measured[1].loops], [*measured[2].cells, *measured[2].loops]
+    )
+    database = EmbeddedPostgres(data_dir / "pgdata")
+    try:
+        url = database.start()
+        with (
+            http.running_service(data_dir, 1, url) as one,
+            http.running_service(data_dir, 2, url) as two,
+        ):
+            services = {1: one, 2: two}
+            for _ in range(sizes.repeats):
+                for workers, cell in order:
+                    cell.runs.append(http.measure(services[workers], cell.spec))
+            for workers, service in services.items():
+                measured[workers].peaks = service.peak_rss_mb()
+    finally:
+        database.release()
+    return measured
 
 
 def _loop_row(cell: Cell) -> dict[str, str]:
@@ -284,8 +319,9 @@ def run(
         data_dir = Path(folder)
         asyncio.run(_prefill(data_dir / "pgdata", sizes.pool))
         one_worker: dict[str, float] = {}
+        by_workers = _serve_and_measure(data_dir, sizes)
         for workers in (1, 2):
-            measured = _serve_and_measure(data_dir, sizes, workers)
+            measured = by_workers[workers]
             floors = {
                 (c.label.split()[1], c.spec["concurrency"]): c
                 for c in measured.cells

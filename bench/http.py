@@ -1,7 +1,8 @@
 """The service under load: a real `python -m service serve`, load generators in their own processes.
 
-The service runs with its embedded PostgreSQL in a throw-away DATA_DIR, the floor endpoint on
-(BENCH_FLOOR=1) and a rate limit high enough never to refuse. Each measurement starts a fresh
+The service runs with its embedded PostgreSQL in a throw-away DATA_DIR (or on a database the
+caller started), the floor endpoint on (BENCH_FLOOR=1) and a rate limit high enough never to
+refuse. Each measurement starts a fresh
 `python -m bench.load` process, so the generator's event loop never shares a core's time slice
 with the server's in the same process; the server's CPU per answered request is read from /proc.
 """
@@ -72,10 +73,15 @@ def _healthy(base_url: str) -> bool:
 
 
 @contextmanager
-def running_service(data_dir: Path, workers: int) -> Iterator[Service]:
-    """`python -m service serve` on a free port of 127.0.0.1, stopped by SIGTERM afterwards."""
+def running_service(
+    data_dir: Path, workers: int, database_url: str | None = None
+) -> Iterator[Service]:
+    """`python -m service serve` on a free port of 127.0.0.1, stopped by SIGTERM afterwards;
+    on its embedded PostgreSQL in `data_dir`, or on `database_url`."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
     env.update(
         {
             "DATA_DIR": str(data_dir),
