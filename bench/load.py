@@ -10,7 +10,8 @@ with `"buys": "in-turn"` a turn in one request (the end-turn carries its buys).
 match after match, choosing every action from the previous action's answer; with
 `"via": "socket"` the actions go on the match's WebSocket instead of POST requests.
 Every client has a keep-alive connection of its own and speaks HTTP/1.1 on it through
-`Connection`, far leaner than aiohttp's client (which sets up the players and the WebSockets).
+`Connection`, and WebSocket through `socket_client`, far leaner than aiohttp's client (which
+only registers the players).
 """
 
 import asyncio
@@ -28,7 +29,9 @@ import msgpack
 import orjson
 from yarl import URL
 
+from bench import socket_client
 from bench.engine import corpus
+from bench.socket_client import SocketClient
 from bench.table import percentile
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 
@@ -98,10 +101,6 @@ def _json(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
-def _headers(token: str) -> dict[str, str]:
-    return {"Content-Type": JSON, "Accept": JSON, "Authorization": f"Bearer {token}"}
-
-
 async def _player(session: aiohttp.ClientSession, base: str, name: str) -> str:
     async with session.post(f"{base}/v1/players", json={"name": name}) as answer:
         answer.raise_for_status()
@@ -109,19 +108,17 @@ async def _player(session: aiohttp.ClientSession, base: str, name: str) -> str:
     return token
 
 
-async def _socket_act(
-    tally: Tally, socket: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]
-) -> Any:
+async def _socket_act(tally: Tally, socket: SocketClient, frame: dict[str, Any]) -> Any:
     """One action on a match's WebSocket, timed to its reply (pushes before it are skipped);
     the answer, or None after a refusal."""
     started = time.perf_counter()
-    await socket.send_str(json.dumps(frame))
+    socket.send_text(json.dumps(frame))
     while True:
         message = await socket.receive()
-        if message.type != aiohttp.WSMsgType.TEXT:
-            tally.error(f"socket {message.type.name.lower()}")
+        if message is None:
+            tally.error("socket closed")
             return None
-        data = json.loads(message.data)
+        data = orjson.loads(message)
         if "reply" in data:
             break
     status = data.get("status", 200)
@@ -374,7 +371,7 @@ async def _matches(
             state = orjson.loads(raw)
             socket = None
             if spec.get("via") == "socket":
-                socket = await session.ws_connect(f"{base}{path}/ws", headers=_headers(token))
+                socket = await socket_client.connect(base, f"{path}/ws", token)
             try:
                 while state["status"] == "active" and state["prompt"] and clock.running():
                     action = choose.choice(state["prompt"]["actions"])
@@ -391,7 +388,7 @@ async def _matches(
                         moves += state["version"] - before
             finally:
                 if socket is not None:
-                    await socket.close()
+                    socket.close()
         client.connection.close()
 
     await _run([player(i, token) for i, token in enumerate(tokens)], spec, clock)
