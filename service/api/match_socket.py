@@ -100,7 +100,10 @@ class MatchSocket:
     async def send(self, data: Any) -> None:
         encoded, _ = codec.encode(data, self.binary)
         socket = self.socket
-        await (socket.send_bytes(encoded) if self.binary else socket.send_str(encoded.decode()))
+        # A frame read just before the socket closed (the client left, or the match ended) is
+        # still answered: its reply has nowhere to go, and a retry finds the action applied.
+        with suppress(ConnectionResetError):
+            await (socket.send_bytes(encoded) if self.binary else socket.send_str(encoded.decode()))
 
     async def push(self) -> None:
         """Every page the follower reads, less what replies delivered meanwhile; then close."""
