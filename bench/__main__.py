@@ -234,7 +234,7 @@ def _serve_and_measure(data_dir: Path, sizes: Sizes) -> dict[int, Measured]:
 
     Repeats go round all the cells rather than cell after cell, so a burst of noise on the
     machine spreads over all the figures instead of skewing one; the idle service meanwhile
-    only runs its timers.
+    only runs its timers and hears the other's match notifications.
     """
     measured = {w: Measured(*_worker_cells(sizes, w), []) for w in (1, 2)}
     order = _round_order(
