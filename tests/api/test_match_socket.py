@@ -96,6 +96,30 @@ async def test_a_retried_socket_action_is_applied_once(api: Api) -> None:
     assert (await read(api, tokens[0], match_id))["version"] == first["answer"]["version"]
 
 
+async def test_a_key_used_over_http_answers_the_same_action_on_the_socket(api: Api) -> None:
+    tokens = await new_players(api, 2)
+    match_id = await start_match(api, tokens)
+    seat, match = await _turn(api, tokens, match_id)
+    frame = {"version": match["version"], "action": match["legal_actions"][0]}
+    posted = await act(
+        api, tokens[seat], match_id, **frame, headers={"Idempotency-Key": "shared-key"}
+    )
+    assert posted.status == 200, posted.body
+    ws = await _open(api, tokens[seat], match_id)
+    try:
+        await ws.send_str(json.dumps({**frame, "idempotency_key": "shared-key"}))
+        reply = await receive(ws)
+        assert reply["answer"] == posted.body
+        # Another request under the same key is refused, as over HTTP.
+        other = {**frame, "action": {"type": "other"}, "idempotency_key": "shared-key"}
+        await ws.send_str(json.dumps(other))
+        conflict = await receive(ws)
+        assert (conflict["status"], conflict["error"]["code"]) == (409, "idempotency_conflict")
+    finally:
+        await ws.close()
+    assert (await read(api, tokens[0], match_id))["version"] == posted.body["version"]
+
+
 BAD_FRAMES: list[tuple[str | bytes, int, str, Any]] = [
     ("not json", 400, "malformed_body", None),
     (b"\xc1", 400, "malformed_body", None),
