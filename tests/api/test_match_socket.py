@@ -33,12 +33,18 @@ async def _turn(api: Api, tokens: list[str], match_id: str) -> tuple[int, dict[s
     return seat, await read(api, tokens[seat], match_id)
 
 
-async def test_an_action_on_the_socket_gets_the_http_answer_and_its_events_are_not_pushed_again(
-    api: Api,
-) -> None:
+async def _new_match(api: Api) -> tuple[list[str], str, int, dict[str, Any]]:
+    """A new 2-seat match: its players' tokens, its id, the seat asked first and its view."""
     tokens = await new_players(api, 2)
     match_id = await start_match(api, tokens)
     seat, match = await _turn(api, tokens, match_id)
+    return tokens, match_id, seat, match
+
+
+async def test_an_action_on_the_socket_gets_the_http_answer_and_its_events_are_not_pushed_again(
+    api: Api,
+) -> None:
+    tokens, match_id, seat, match = await _new_match(api)
     ws = await _open(api, tokens[seat], match_id)
     other = await _open(api, tokens[1 - seat], match_id)
     try:
@@ -72,9 +78,7 @@ async def test_an_action_on_the_socket_gets_the_http_answer_and_its_events_are_n
 
 
 async def test_a_retried_socket_action_is_applied_once(api: Api) -> None:
-    tokens = await new_players(api, 2)
-    match_id = await start_match(api, tokens)
-    seat, match = await _turn(api, tokens, match_id)
+    tokens, match_id, seat, match = await _new_match(api)
     ws = await _open(api, tokens[seat], match_id)
     try:
         frame = {"version": match["version"], "action": match["legal_actions"][0]}
@@ -97,9 +101,7 @@ async def test_a_retried_socket_action_is_applied_once(api: Api) -> None:
 
 
 async def test_a_key_used_over_http_answers_the_same_action_on_the_socket(api: Api) -> None:
-    tokens = await new_players(api, 2)
-    match_id = await start_match(api, tokens)
-    seat, match = await _turn(api, tokens, match_id)
+    tokens, match_id, seat, match = await _new_match(api)
     frame = {"version": match["version"], "action": match["legal_actions"][0]}
     posted = await act(
         api, tokens[seat], match_id, **frame, headers={"Idempotency-Key": "shared-key"}
@@ -139,9 +141,7 @@ BAD_FRAMES: list[tuple[str | bytes, int, str, Any]] = [
 async def test_refused_socket_frames_answer_in_the_error_shape_and_change_nothing(
     api: Api,
 ) -> None:
-    tokens = await new_players(api, 2)
-    match_id = await start_match(api, tokens)
-    seat, match = await _turn(api, tokens, match_id)
+    tokens, match_id, seat, match = await _new_match(api)
     ws = await _open(api, tokens[seat], match_id)
     try:
         for frame, status, code, ref in BAD_FRAMES:
@@ -179,9 +179,7 @@ async def test_only_the_seat_asked_may_act_on_its_socket(api: Api) -> None:
 
 
 async def test_a_msgpack_socket_acts_in_binary_frames(api: Api) -> None:
-    tokens = await new_players(api, 2)
-    match_id = await start_match(api, tokens)
-    seat, match = await _turn(api, tokens, match_id)
+    tokens, match_id, seat, match = await _new_match(api)
     ws = await _open(api, tokens[seat], match_id, Accept="application/msgpack")
     try:
         frame = {"ref": "m", "version": match["version"], "action": match["legal_actions"][0]}
@@ -227,9 +225,7 @@ async def test_the_socket_closes_after_the_reply_to_the_action_that_ends_the_mat
 async def test_socket_actions_count_against_the_players_rate_limit(make_settings: Any) -> None:
     settings = make_settings(rate_limit_per_second=0.001, rate_limit_burst=6)
     async with running_service(settings) as api:
-        tokens = await new_players(api, 2)
-        match_id = await start_match(api, tokens)
-        seat, _ = await _turn(api, tokens, match_id)
+        tokens, match_id, seat, _ = await _new_match(api)
         ws = await _open(api, tokens[seat], match_id)
         try:
             codes = []

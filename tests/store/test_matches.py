@@ -31,6 +31,21 @@ def _changes(events: list[EventRow], version: int = 0) -> Changes:
     )
 
 
+async def _match_against_a_bot(conn: asyncpg.Connection, owner: UUID, seed: int) -> UUID:
+    """A 2-seat match: `owner` in seat 0, a bot in seat 1."""
+    return await store.insert_match(
+        conn,
+        game="necromancers",
+        ruleset="r",
+        seed=seed,
+        seats=[SeatRow(0, owner, False), SeatRow(1, None, True)],
+        options={},
+        turn_seconds=None,
+        created_by=owner,
+        expires_in_seconds=60.0,
+    )
+
+
 @pytest.fixture
 async def conn(settings: Settings) -> AsyncIterator[asyncpg.Connection]:
     """A connection inside a transaction that is rolled back: the test leaves nothing behind."""
@@ -101,17 +116,7 @@ async def test_save_writes_nothing_when_the_match_moved_since_it_was_read(
     conn: asyncpg.Connection,
 ) -> None:
     owner = await players.insert(conn, "store-test-moved")
-    match_id = await store.insert_match(
-        conn,
-        game="necromancers",
-        ruleset="r",
-        seed=1,
-        seats=[SeatRow(0, owner.player_id, False), SeatRow(1, None, True)],
-        options={},
-        turn_seconds=None,
-        created_by=owner.player_id,
-        expires_in_seconds=60.0,
-    )
+    match_id = await _match_against_a_bot(conn, owner.player_id, seed=1)
     first = _changes([EventRow(1, 1, "first", {}, None)], version=1)
     first = dataclasses.replace(first, actions=[ActionRow(1, 0, {"type": "a"}, "player")])
     assert await store.save(conn, match_id, 0, first)
@@ -133,17 +138,7 @@ async def test_a_follower_never_reads_events_with_the_version_from_before_them(
         await apply_schema(pool)
         writer = await pool.acquire()
         owner = await players.insert(writer, "store-test-follower")
-        match_id = await store.insert_match(
-            writer,
-            game="necromancers",
-            ruleset="r",
-            seed=3,
-            seats=[SeatRow(0, owner.player_id, False), SeatRow(1, None, True)],
-            options={},
-            turn_seconds=None,
-            created_by=owner.player_id,
-            expires_in_seconds=60.0,
-        )
+        match_id = await _match_against_a_bot(writer, owner.player_id, seed=3)
         writes = 300
         done = asyncio.Event()
 
