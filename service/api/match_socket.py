@@ -20,7 +20,7 @@ from uuid import UUID
 
 import structlog
 from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
-from pydantic import Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from service.api import auth, codec
 from service.api.endpoints import MAX_KEY_LENGTH, Body, Call, Endpoints, Query
@@ -51,6 +51,10 @@ Ref = (
     Annotated[str, StringConstraints(max_length=MAX_REF_LENGTH)]
     | Annotated[int, Field(ge=-INT64, le=INT64)]
 )
+
+
+# Checked as the frame's own field is (Body is strict), before the rest of the frame.
+_REF: TypeAdapter[Ref | None] = TypeAdapter(Ref | None, config=ConfigDict(strict=True))
 
 
 class SocketQuery(Query):
@@ -176,12 +180,12 @@ def _decode(message: WSMessage) -> Any:
 
 def _ref_of(data: Any) -> Ref | None:
     """The frame's `ref` if it is a valid one, so that even a refused frame's reply names it."""
-    ref = data.get("ref") if isinstance(data, dict) else None
-    if isinstance(ref, str) and len(ref) <= MAX_REF_LENGTH:
-        return ref
-    if type(ref) is int and -INT64 <= ref <= INT64:
-        return ref
-    return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return _REF.validate_python(data.get("ref"))
+    except ValidationError:
+        return None
 
 
 @endpoints.route(
