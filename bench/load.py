@@ -185,14 +185,12 @@ class Client:
 
     def __init__(self, connection: Connection, base_url: str, token: str) -> None:
         self.connection = connection
-        self.head = (
-            f"Host: {URL(base_url).raw_authority}\r\nContent-Type: {JSON}\r\nAccept: {JSON}\r\n"
-            f"Authorization: Bearer {token}\r\n"
-        )
+        self.host = URL(base_url).raw_authority
+        self.token = token
 
     async def call(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
-        head = f"{method} {path} HTTP/1.1\r\n{self.head}Content-Length: {len(body)}\r\n\r\n"
-        return await self.connection.send(head.encode() + body)
+        request = _request(method, self.host, path, JSON, self.token, body)
+        return await self.connection.send(request)
 
 
 async def _timed(tally: Tally, client: Client, path: str, body: bytes) -> Any:
@@ -209,21 +207,22 @@ async def _timed(tally: Tally, client: Client, path: str, body: bytes) -> Any:
     return orjson.loads(raw)
 
 
-def _prepared(host: str, path: str, fmt: str, token: str, body: bytes) -> bytes:
-    media = MSGPACK if fmt == "msgpack" else JSON
+def _request(method: str, host: str, path: str, media: str, token: str, body: bytes) -> bytes:
+    """One HTTP/1.1 request, its body in `media` and an answer asked for in it."""
     head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: {media}\r\nAccept: {media}\r\n"
-        f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: {media}\r\n"
+        f"Accept: {media}\r\nAuthorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     return head.encode() + body
 
 
 async def _simulate(session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally) -> None:
     """Every client sends the next battle of the corpus, answer after answer."""
-    url = URL(spec["base_url"])
+    host = URL(spec["base_url"]).raw_authority
     token = await _player(session, spec["base_url"], "bench")
+    media = MSGPACK if spec["format"] == "msgpack" else JSON
     requests = [
-        _prepared(url.raw_authority, spec["path"], spec["format"], token, body)
+        _request("POST", host, spec["path"], media, token, body)
         for body in simulate_bodies(spec["format"], spec.get("corpus", 1000))
     ]
     sent = 0
