@@ -7,6 +7,7 @@ import pytest
 from service.api import codec
 from service.api.codec import prefers_msgpack
 from service.api.errors import ApiError
+from service.usecases import battles
 from tests.http import Api
 
 
@@ -130,3 +131,27 @@ def test_depth_counts_the_deepest_branch_not_the_first() -> None:
     with pytest.raises(ApiError):
         codec.decode(codec.JSON, json.dumps(body).encode())
     assert codec.decode(codec.JSON, json.dumps({"a": [], "b": body["a"]}).encode())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"seed": 2**64 - 1, "floor": -(2**63), "rate": 1.5, "ok": True, "none": None},
+        {"nested": [{"dice": [6, 5], "seat": 0}, (1, 2), b"\x00raw"], "text": "ñandú"},
+        # Past what the fast encoder takes: integer keys, and a map keyed by bytes.
+        {1: "one", 2: [3]},
+        {b"key": 1},
+    ],
+)
+def test_msgpack_answers_are_the_bytes_msgpack_writes(answer: Any) -> None:
+    body, media = codec.encode(answer, msgpack_wanted=True)
+    assert media == codec.MSGPACK
+    assert body == msgpack.packb(answer)
+
+
+def test_a_battle_answer_in_msgpack_is_the_bytes_msgpack_writes() -> None:
+    """Replays are compared byte for byte; the faster encoder must not change one byte."""
+    outcome = battles.simulate_battle(
+        None, 264, [("mothman", 1, 2)] * 5, [("trauco", 0, 1)] * 5, True
+    )
+    assert codec.encode(outcome, msgpack_wanted=True)[0] == msgpack.packb(outcome)
