@@ -89,6 +89,12 @@ def _row(cell: Cell, **extra: str) -> dict[str, str]:
     return row
 
 
+def _engine_in_server(cell: Cell) -> float | None:
+    """The median of the engine's time per battle inside the server, over the runs that fought."""
+    times = [run["engine_us"] for run in cell.runs if run.get("engine_us") is not None]
+    return float(statistics.median(times)) if times else None
+
+
 def _errors(cell: Cell) -> int:
     """Failed requests; the refused buys of clients that buy whatever it costs are expected."""
     refused = "422" if cell.spec.get("buys") == "three" else None
@@ -335,16 +341,22 @@ def run(
                     floor = floors[fmt, concurrency]
                     extra["vs engine"] = f"{rate / engine_rate['with replay']:.2f}"
                     extra["vs floor"] = f"{rate / floor.median('rate'):.2f}"
+                    engine_us = _engine_in_server(cell)
+                    if engine_us is not None:
+                        extra["note"] = f"engine {engine_us:.0f} us in the server"
                     if workers == 1 and concurrency == sizes.scaled_clients:
                         figures.request_us[fmt] = cell.median("server_us")
                         figures.floor_us[fmt] = floor.median("server_us")
+                        if engine_us is not None:
+                            figures.engine_in_server_us[fmt] = engine_us
                 if concurrency == sizes.scaled_clients:
                     key = cell.label
                     if workers == 1:
                         one_worker[key] = cell.median("rate")
                     else:
                         scale = cell.median("rate") / one_worker[key]
-                        extra["note"] = f"{scale:.2f}x 1 worker"
+                        ratio = f"{scale:.2f}x 1 worker"
+                        extra["note"] = "; ".join(filter(None, (extra.get("note"), ratio)))
                         if key.startswith("simulate"):
                             figures.worker_scaling[fmt] = scale
                 rows.append(_row(cell, **extra))

@@ -9,6 +9,7 @@ with the server's in the same process; the server's CPU per answered request is 
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -24,6 +25,10 @@ from typing import Any
 
 TICKS = os.sysconf("SC_CLK_TCK")
 START_SECONDS = 120.0
+# The engine's own time per battle on demand, as the service's /metrics gives it (all workers).
+_ENGINE_SERIES = re.compile(
+    r'^battle_duration_seconds_(sum|count)\{source="simulate"\} (\S+)$', re.MULTILINE
+)
 
 
 @dataclass
@@ -47,6 +52,12 @@ class Service:
             fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
             total += int(fields[11]) + int(fields[12])
         return total / TICKS
+
+    def engine_seconds(self) -> tuple[float, float]:
+        """Seconds the engine has spent on battles on demand so far, and how many it fought."""
+        with urllib.request.urlopen(self.base_url + "/metrics", timeout=10) as answer:
+            series = dict(_ENGINE_SERIES.findall(answer.read().decode()))
+        return float(series.get("sum", 0.0)), float(series.get("count", 0.0))
 
     def peak_rss_mb(self) -> list[float]:
         """Each serving process's peak resident set (VmHWM), in MiB."""
@@ -134,9 +145,18 @@ def load(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(service: Service, spec: dict[str, Any]) -> dict[str, Any]:
-    """`load(spec)` against the service, with the server's CPU per answered request."""
+    """`load(spec)` against the service, with the server's CPU per answered request, and for
+    battle requests the engine's own time per battle inside the server."""
+    battles = spec["mode"] == "simulate"
+    engine_before = service.engine_seconds() if battles else (0.0, 0.0)
     before = service.cpu_seconds()
     result = load({**spec, "base_url": service.base_url})
     used = service.cpu_seconds() - before
     result["server_us"] = used / max(1, result["completed"]) * 1e6
+    if battles:
+        spent, fought = (
+            b - a for a, b in zip(engine_before, service.engine_seconds(), strict=True)
+        )
+        # The floor fights no battle.
+        result["engine_us"] = spent / fought * 1e6 if fought else None
     return result

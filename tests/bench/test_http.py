@@ -29,6 +29,9 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
     assert all(row["note"].find("errors") < 0 and float(row["median/s"]) > 0 for row in measured)
     simulate = [row for row in measured if row["figure"].startswith("simulate")]
     assert all(row["vs engine"] and row["vs floor"] for row in simulate)
+    # The engine's time inside the server, from its own histogram: a battle takes some.
+    in_server = [float(row["note"].split()[1]) for row in simulate]
+    assert all(row["note"].startswith("engine ") for row in simulate) and min(in_server) > 0
     assert all(row["note"].endswith("x 1 worker") for row in simulate if row["workers"] == "2")
     # Each target is checked against this run's own figures.
     assert [line[""] in ("met", "missed") for line in checked] == [True] * len(checked)
