@@ -35,6 +35,7 @@ from service.api.endpoints import Endpoints, register
 from service.api.keys import (
     KNOWN_PLAYERS,
     LIMITER,
+    MATCH_CACHE,
     MATCH_HUB,
     MATCH_SOCKETS,
     POOL,
@@ -51,6 +52,7 @@ from service.store.notify import Hub, listen_forever
 from service.store.partitions import keep_ahead
 from service.usecases import catalogue
 from service.usecases.matches import lobby
+from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.sweeper import run_sweeper
 
 log = structlog.get_logger("service.app")
@@ -164,6 +166,7 @@ def create_app(settings: Settings) -> web.Application:
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
     app[TOKENS] = VerifiedTokens(settings.secret_key)
     app[KNOWN_PLAYERS] = KnownPlayers()
+    app[MATCH_CACHE] = MatchCache()
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
     app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
     register(app, tables)

@@ -9,6 +9,7 @@ from service.api.auth import KnownPlayers, VerifiedTokens
 from service.api.ratelimit import RateLimiter
 from service.config import Settings
 from service.store.notify import Hub
+from service.usecases.matches.cache import MatchCache
 
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
@@ -16,4 +17,5 @@ LIMITER = web.AppKey("limiter", RateLimiter)
 TOKENS = web.AppKey("tokens", VerifiedTokens)
 KNOWN_PLAYERS = web.AppKey("known_players", KnownPlayers)
 MATCH_HUB = web.AppKey("match_hub", Hub)
+MATCH_CACHE = web.AppKey("match_cache", MatchCache)
 MATCH_SOCKETS = web.AppKey("match_sockets", weakref.WeakSet[web.WebSocketResponse])

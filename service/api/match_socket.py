@@ -32,7 +32,15 @@ from service.api.errors import (
     status_of,
     unauthorized,
 )
-from service.api.keys import LIMITER, MATCH_HUB, MATCH_SOCKETS, POOL, SETTINGS, TOKENS
+from service.api.keys import (
+    LIMITER,
+    MATCH_CACHE,
+    MATCH_HUB,
+    MATCH_SOCKETS,
+    POOL,
+    SETTINGS,
+    TOKENS,
+)
 from service.api.middleware import refusal_of
 from service.runtime import metrics
 from service.usecases.matches import follow, play
@@ -159,6 +167,7 @@ class MatchSocket:
                 version=frame.version,
                 action=frame.action,
                 idempotency_key=frame.idempotency_key,
+                cache=self.app[MATCH_CACHE],
             )
         except Exception as exc:
             error = refusal_of(exc)

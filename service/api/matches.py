@@ -7,7 +7,7 @@ from uuid import UUID
 from pydantic import Field, StringConstraints
 
 from service.api.endpoints import Body, Call, Endpoints, Query
-from service.api.keys import MATCH_HUB, POOL, SETTINGS
+from service.api.keys import MATCH_CACHE, MATCH_HUB, POOL, SETTINGS
 from service.usecases.matches import answers, follow, lobby, play
 from service.usecases.matches import replay as replays
 
@@ -171,6 +171,7 @@ async def act(call: Call) -> answers.ActionDone:
         version=body.version,
         action=body.action,
         idempotency_key=call.idempotency_key,
+        cache=call.request.app[MATCH_CACHE],
     )
     return acted.answer
 

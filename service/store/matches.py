@@ -5,7 +5,7 @@ JSON columns travel as text and are parsed here, so the pool needs no type codec
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, TypeAlias
@@ -345,7 +345,7 @@ WITH moved AS (
             ELSE now() + make_interval(secs => $8::float8)
         END,
         finished_at = CASE WHEN $3 IN ('finished', 'expired') THEN now() ELSE finished_at END
-     WHERE match_id = $1 AND version = $2
+     WHERE match_id = $1 AND version = $2 AND last_seq = $24
     RETURNING match_id, $10::uuid AS player_id),
 prompted AS (
     UPDATE match_seats s SET guard = p.guard, prompt = p.prompt
@@ -361,7 +361,7 @@ told AS (
     SELECT moved.match_id, e.seq, e.version, e.kind, e.data, e.visible_to::int[]
       FROM moved, unnest($18::bigint[], $19::int[], $20::text[], $21::jsonb[], $22::text[])
                AS e (seq, version, kind, data, visible_to)),
-kept AS ({keep_answer(24)})
+kept AS ({keep_answer(25)})
 SELECT count(*), (SELECT pg_notify('{CHANNEL}', $23) FROM moved WHERE $23::text IS NOT NULL)
   FROM moved
 """
@@ -373,22 +373,21 @@ def _array(seats: list[int] | None) -> str | None:
 
 async def save(
     conn: asyncpg.Connection,
-    match_id: UUID,
-    read_version: int,
+    read: MatchRow,
     changes: Changes,
     player_id: UUID | None = None,
     kept: Kept | None = None,
 ) -> bool:
-    """Store a write's changes, and `kept` under `player_id`, if the match is still at
-    `read_version`; False (nothing stored) if it has moved. New events are NOTIFYed, which
-    PostgreSQL delivers only on commit."""
+    """Store a write's changes, and `kept` under `player_id`, if the match is still at the
+    version and sequence it was `read` at; False (nothing stored) if it has moved. New events
+    are NOTIFYed, which PostgreSQL delivers only on commit."""
     events = changes.events
     moved = await write_keeping(
         conn,
         kept,
         _SAVE,
-        match_id,
-        read_version,
+        read.match_id,
+        read.version,
         changes.status,
         changes.version,
         changes.last_seq,
@@ -409,9 +408,37 @@ async def save(
         [e.kind for e in events],
         [jsonb.dumps(e.data) for e in events],
         [_array(e.visible_to) for e in events],
-        f"{match_id}:{changes.last_seq}" if events else None,
+        f"{read.match_id}:{changes.last_seq}" if events else None,
+        read.last_seq,
     )
     return bool(moved)
+
+
+def after_save(
+    read: MatchRow, seats: Sequence[SeatRow], changes: Changes
+) -> tuple[MatchRow, tuple[SeatRow, ...]]:
+    """The match and its seats as the next read would give them once `changes` are stored.
+
+    The JSON fields go through the text a read decodes, so the two agree to the type. The due
+    time is set by the database's clock and left unknown here (None): an action never reads it.
+    """
+    row = replace(
+        read,
+        status=changes.status,
+        version=changes.version,
+        last_seq=changes.last_seq,
+        state=json.loads(jsonb.dumps(changes.state)),
+        outcome=None if changes.outcome is None else json.loads(jsonb.dumps(changes.outcome)),
+        due_at=None,
+    )
+    prompted = {seat: (guard, prompt) for seat, guard, prompt in changes.prompts}
+    after = tuple(
+        replace(s, guard=prompted[s.seat][0], prompt=prompted[s.seat][1])
+        if s.seat in prompted
+        else s
+        for s in seats
+    )
+    return row, after
 
 
 async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:

@@ -1,5 +1,6 @@
 """The match protocol, checked against every registered game."""
 
+import dataclasses
 import json
 from typing import Any
 
@@ -144,6 +145,38 @@ def test_apply_never_mutates_its_input(game: Game[Any]) -> None:
         state_after, _ = game.apply(state, seat, game.bot_move(state, seat, step))
         assert game.dump_state(state) == before
         state = state_after
+
+
+def _containers(value: Any) -> set[int]:
+    """The ids of every list, dict and set reachable from `value`, dataclasses included."""
+    found: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, dict, set)):
+            if id(item) in found:
+                continue
+            found.add(id(item))
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set)):
+            stack.extend(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+    return found
+
+
+@pytest.mark.parametrize("game", GAME_LIST, ids=lambda g: f"{g.id}:{g.ruleset}")
+def test_a_loaded_state_shares_nothing_mutable_with_its_data(game: Game[Any]) -> None:
+    """The service keeps a match's data between actions and loads it again for each one."""
+    state = start(game, 13, game.max_seats)
+    for step in range(12):
+        data = json.loads(json.dumps(game.dump_state(state)))
+        assert not _containers(game.load_state(data)) & _containers(data)
+        if game.outcome(state) is not None:
+            break
+        seat = game.to_act(state)[0]
+        state, _ = game.apply(state, seat, game.bot_move(state, seat, step))
 
 
 @pytest.mark.parametrize("game", GAME_LIST, ids=lambda g: f"{g.id}:{g.ruleset}")

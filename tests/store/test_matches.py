@@ -46,6 +46,12 @@ async def _match_against_a_bot(conn: asyncpg.Connection, owner: UUID, seed: int)
     )
 
 
+async def _read(conn: asyncpg.Connection, match_id: UUID) -> store.MatchRow:
+    row = await store.get(conn, match_id)
+    assert row is not None
+    return row
+
+
 @pytest.fixture
 async def conn(settings: Settings) -> AsyncIterator[asyncpg.Connection]:
     """A connection inside a transaction that is rolled back: the test leaves nothing behind."""
@@ -81,7 +87,7 @@ async def test_events_for_gives_each_seat_only_what_it_may_see(conn: asyncpg.Con
         EventRow(3, 1, "secret_of_1", {"card": 9}, [1]),
         EventRow(4, 2, "shared", {}, [0, 1]),
     ]
-    assert await store.save(conn, match_id, 0, _changes(events, version=2))
+    assert await store.save(conn, await _read(conn, match_id), _changes(events, version=2))
 
     async def read(player: UUID, after: int = 0, limit: int = 10) -> store.EventsRead:
         found = await store.events_for(conn, match_id, player, after, limit)
@@ -119,14 +125,51 @@ async def test_save_writes_nothing_when_the_match_moved_since_it_was_read(
     match_id = await _match_against_a_bot(conn, owner.player_id, seed=1)
     first = _changes([EventRow(1, 1, "first", {}, None)], version=1)
     first = dataclasses.replace(first, actions=[ActionRow(1, 0, {"type": "a"}, "player")])
-    assert await store.save(conn, match_id, 0, first)
+    read = await _read(conn, match_id)
+    assert await store.save(conn, read, first)
     # A second write computed from version 0 lost the race: none of it is stored.
     late = dataclasses.replace(first, events=[EventRow(2, 1, "late", {}, None)])
-    assert not await store.save(conn, match_id, 0, late)
+    assert not await store.save(conn, read, late)
     assert [e.kind for e in await store.all_events(conn, match_id)] == ["first"]
     assert [a.version for a in await store.actions(conn, match_id)] == [1]
     row = await store.get(conn, match_id)
     assert row is not None and row.version == 1 and row.last_seq == 1
+
+
+async def test_save_writes_nothing_when_only_the_events_moved_since_the_read(
+    conn: asyncpg.Connection,
+) -> None:
+    """An expiry adds an event without an action: a write read before it must not land."""
+    owner = await players.insert(conn, "store-test-sequence")
+    match_id = await _match_against_a_bot(conn, owner.player_id, seed=2)
+    read = await _read(conn, match_id)
+    assert await store.save(conn, read, _changes([EventRow(1, 0, "match_expired", {}, None)]))
+    late = _changes([EventRow(1, 1, "late", {}, None)], version=1)
+    assert not await store.save(conn, read, late)
+    row = await _read(conn, match_id)
+    assert (row.version, row.last_seq) == (0, 1)
+    assert [e.kind for e in await store.all_events(conn, match_id)] == ["match_expired"]
+
+
+async def test_after_save_is_what_the_next_read_gives(conn: asyncpg.Connection) -> None:
+    owner = await players.insert(conn, "store-test-after")
+    match_id = await _match_against_a_bot(conn, owner.player_id, seed=4)
+    read = await _read(conn, match_id)
+    # Integer keys and a big integer: the JSON text decides what a read gets back.
+    changes = dataclasses.replace(
+        _changes([EventRow(1, 1, "moved", {}, None)], version=1),
+        status="active",
+        state={"rng": 2**64 - 1, "by_seat": {0: "a"}},
+        outcome={"winner": 1},
+        prompts=[(1, 1, "fingerprint")],
+    )
+    seats = await store.seats(conn, match_id)
+    assert await store.save(conn, read, changes)
+    row, after = store.after_save(read, seats, changes)
+    stored = await _read(conn, match_id)
+    assert row == dataclasses.replace(stored, due_at=None)
+    assert row.state == {"rng": 2**64 - 1, "by_seat": {"0": "a"}}
+    assert list(after) == await store.seats(conn, match_id)
 
 
 async def test_a_follower_never_reads_events_with_the_version_from_before_them(
@@ -143,9 +186,11 @@ async def test_a_follower_never_reads_events_with_the_version_from_before_them(
         done = asyncio.Event()
 
         async def write() -> None:
+            read = await _read(writer, match_id)
             for version in range(1, writes + 1):
                 moved = _changes([EventRow(version, version, "moved", {}, None)], version)
-                assert await store.save(writer, match_id, version - 1, moved)
+                assert await store.save(writer, read, moved)
+                read = dataclasses.replace(read, version=version, last_seq=version)
             done.set()
 
         async def follow() -> list[store.EventsRead]:

@@ -343,7 +343,8 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def load_state(self, data: Mapping[str, Any]) -> S:
-        """The state back from `dump_state`'s data."""
+        """The state back from `dump_state`'s data, sharing nothing mutable with `data`: the
+        service loads the same data again for the next action."""
 
 
 def rebuild(

@@ -40,6 +40,7 @@ from service.usecases.matches.answers import (
     match_state,
     seat_of,
 )
+from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.progress import Progress
 from service.usecases.writes import checked_write
 
@@ -105,12 +106,23 @@ async def act(
     version: int,
     action: dict[str, Any],
     idempotency_key: str | None,
+    cache: MatchCache | None = None,
 ) -> Acted:
-    """Apply the caller's action at `version`, then any bot moves it leads to."""
+    """Apply the caller's action at `version`, then any bot moves it leads to.
+
+    With a `cache` holding the match, the first attempt decides on it instead of reading: its
+    write lands only if the match has not moved since, and a refusal is decided again on a read.
+    """
     request = {"version": version, "action": action}
     claim = idempotency.claim(idempotency_key, f"match-action:{match_id}", request)
 
     async def attempt(conn: asyncpg.Connection, lock: bool) -> Acted | None:
+        if not lock and cache is not None and (cached := cache.get(match_id)) is not None:
+            try:
+                return await decide(conn, cached.row, list(cached.seats))
+            except (Conflict, Forbidden, Illegal):
+                # The cached match may be behind the one that refuses, or not refuse at all.
+                cache.drop(match_id)
         found = await store.for_write(
             conn, match_id, player_id, None if claim is None else claim.key, lock=lock
         )
@@ -119,7 +131,9 @@ async def act(
         kept: ActionDone | None = idempotency.stored(claim, found.kept)
         if kept is not None:
             return Acted(kept, None)
-        row, seats = found.row, found.seats
+        return await decide(conn, found.row, found.seats)
+
+    async def decide(conn: asyncpg.Connection, row: MatchRow, seats: list[SeatRow]) -> Acted | None:
         seat = _seat_of_caller(seats, player_id)
         _refuse_inactive(row)
         _refuse_stale(row, seats[seat], version)
@@ -137,7 +151,12 @@ async def act(
         answer = action_done(progress, seat)
         kept_answer = idempotency.keep(claim, answer)
         saved = await progress.save_if_unmoved(conn, bots_pending, player_id, kept_answer)
-        return Acted(answer, (row.last_seq, progress.last_seq)) if saved else None
+        if cache is not None:
+            if saved is None:
+                cache.drop(match_id)
+            else:
+                cache.keep(*store.after_save(row, seats, saved))
+        return None if saved is None else Acted(answer, (row.last_seq, progress.last_seq))
 
     return await checked_write(pool, attempt, "the match")
 

@@ -201,19 +201,18 @@ class Progress:
         bots_pending: bool,
         player_id: UUID | None = None,
         kept: Kept | None = None,
-    ) -> bool:
-        """Store everything this write did, in one statement, if the match is still at the
-        version it was read at (and `kept` under `player_id`); False when it has moved."""
-        saved = await store.save(
-            conn, self.row.match_id, self.row.version, self.changes(bots_pending), player_id, kept
-        )
-        if saved:
-            self._count_actions()
-        return saved
+    ) -> store.Changes | None:
+        """Store everything this write did, in one statement, if the match is still as it was
+        read (and `kept` under `player_id`): the changes stored, or None when it has moved."""
+        changes = self.changes(bots_pending)
+        if not await store.save(conn, self.row, changes, player_id, kept):
+            return None
+        self._count_actions()
+        return changes
 
     async def save(self, conn: asyncpg.Connection, bots_pending: bool) -> None:
         """Store everything this write did; the caller holds the match's lock."""
-        if not await self.save_if_unmoved(conn, bots_pending):
+        if await self.save_if_unmoved(conn, bots_pending) is None:
             raise RuntimeError(f"match {self.row.match_id} moved while its lock was held")
 
     def _count_actions(self) -> None:

@@ -1,0 +1,164 @@
+"""Actions decided on the match this process last wrote, instead of a read: never on a stale one."""
+
+from collections.abc import AsyncIterator
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import pytest
+
+from service.config import Settings
+from service.store import matches as store
+from service.store import players
+from service.store.database import apply_schema, create_pool
+from service.store.matches import MatchRow, SeatRow
+from service.usecases.errors import Conflict
+from service.usecases.matches import lobby, play
+from service.usecases.matches.cache import MatchCache
+
+
+@pytest.fixture
+async def pool(settings: Settings) -> AsyncIterator[asyncpg.Pool]:
+    assert settings.database_url is not None
+    pool = await create_pool(settings.database_url, 1, 4, 10.0)
+    await apply_schema(pool)
+    yield pool
+    await pool.close()
+
+
+async def _match(pool: asyncpg.Pool, name: str) -> tuple[UUID, UUID, int, dict[str, Any]]:
+    """A player against a bot in Duelo: the player, the match, its version and a legal action."""
+    player = (await players.insert(pool, name)).player_id
+    joined = await lobby.create(
+        pool,
+        player,
+        game_id="necromancers",
+        ruleset=None,
+        seats=2,
+        options={},
+        bots=[1],
+        loadout=None,
+        turn_seconds=None,
+        wait_seconds=60,
+        idempotency_key=None,
+    )
+    match_id = UUID(joined["match_id"])
+    seen = await play.read(pool, player, match_id)
+    return player, match_id, seen["version"], seen["legal_actions"][0]
+
+
+async def _act(
+    pool: asyncpg.Pool,
+    player: UUID,
+    match_id: UUID,
+    version: int,
+    action: dict[str, Any],
+    cache: MatchCache | None,
+) -> tuple[int, dict[str, Any]]:
+    done = (
+        await play.act(
+            pool,
+            player,
+            match_id,
+            version=version,
+            action=action,
+            idempotency_key=None,
+            cache=cache,
+        )
+    ).answer
+    return done["version"], done["legal_actions"][0]
+
+
+async def _logged_versions(pool: asyncpg.Pool, match_id: UUID) -> list[int]:
+    return [a.version for a in await store.actions(pool, match_id)]
+
+
+async def test_an_action_on_a_cached_match_skips_the_read_and_lands(
+    pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player, match_id, version, action = await _match(pool, "cache-hit")
+    cache = MatchCache()
+    version, action = await _act(pool, player, match_id, version, action, cache)
+    cached = cache.get(match_id)
+    assert cached is not None and cached.row.version == version
+    reads = 0
+    read = store.for_write
+
+    async def counted(*args: Any, **kwargs: Any) -> store.ForWrite | None:
+        nonlocal reads
+        reads += 1
+        return await read(*args, **kwargs)
+
+    monkeypatch.setattr(store, "for_write", counted)
+    after, _ = await _act(pool, player, match_id, version, action, cache)
+    assert reads == 0
+    assert after > version
+    assert await _logged_versions(pool, match_id) == list(range(1, after + 1))
+    stored = await store.get(pool, match_id)
+    assert stored is not None and (stored.version, stored.state) == (
+        after,
+        cache.get(match_id).row.state,  # type: ignore[union-attr]
+    )
+
+
+async def test_a_match_moved_by_another_instance_is_read_again_not_refused(
+    pool: asyncpg.Pool,
+) -> None:
+    """The cache is behind; the client's version, from the other instance's answer, is right."""
+    player, match_id, version, action = await _match(pool, "cache-behind")
+    here = MatchCache()
+    version, action = await _act(pool, player, match_id, version, action, here)
+    version, action = await _act(pool, player, match_id, version, action, None)
+    assert here.get(match_id).row.version < version  # type: ignore[union-attr]
+    after, _ = await _act(pool, player, match_id, version, action, here)
+    assert after > version
+    assert await _logged_versions(pool, match_id) == list(range(1, after + 1))
+    assert here.get(match_id).row.version == after  # type: ignore[union-attr]
+
+
+async def test_a_write_decided_on_a_stale_cache_stores_nothing(pool: asyncpg.Pool) -> None:
+    """The client is as far behind as the cache: the cached match would let the action pass,
+    its write finds the match moved, and the read behind it refuses as a read always did."""
+    player, match_id, version, action = await _match(pool, "cache-stale")
+    here = MatchCache()
+    behind, stale_action = await _act(pool, player, match_id, version, action, here)
+    moved, _ = await _act(pool, player, match_id, behind, stale_action, None)
+    logged = await _logged_versions(pool, match_id)
+    with pytest.raises(Conflict) as refused:
+        await _act(pool, player, match_id, behind, stale_action, here)
+    assert refused.value.code == "stale_version"
+    assert await _logged_versions(pool, match_id) == logged
+    assert here.get(match_id) is None
+    stored = await store.get(pool, match_id)
+    assert stored is not None and stored.version == moved
+
+
+async def test_a_resignation_behind_the_cache_ends_the_match_for_it_too(
+    pool: asyncpg.Pool,
+) -> None:
+    player, match_id, version, action = await _match(pool, "cache-resigned")
+    here = MatchCache()
+    version, action = await _act(pool, player, match_id, version, action, here)
+    await play.resign(pool, player, match_id, idempotency_key=None)
+    logged = await _logged_versions(pool, match_id)
+    with pytest.raises(Conflict) as refused:
+        await _act(pool, player, match_id, version, action, here)
+    assert refused.value.code == "match_not_active"
+    assert await _logged_versions(pool, match_id) == logged
+
+
+def _row(number: int, status: str = "active") -> MatchRow:
+    return MatchRow(UUID(int=number), "g", "r", 0, 2, {}, status, 1, 1, {}, None, None, None)
+
+
+def test_the_cache_forgets_the_least_recently_written_and_the_matches_that_ended() -> None:
+    cache = MatchCache(capacity=2)
+    seats = (SeatRow(0, None, True),)
+    for number in (1, 2, 3):
+        cache.keep(_row(number), seats)
+    assert [cache.get(UUID(int=n)) is not None for n in (1, 2, 3)] == [False, True, True]
+    cache.keep(_row(2), seats)
+    cache.keep(_row(4), seats)
+    assert [cache.get(UUID(int=n)) is not None for n in (2, 3, 4)] == [True, False, True]
+    cache.keep(_row(4, "finished"), seats)
+    assert cache.get(UUID(int=4)) is None and len(cache) == 1
