@@ -4,8 +4,10 @@ An action reads the match, its seats and the request's key in one statement, che
 caller's seat and version, applies the game's pure rules, and stores everything in a second
 statement that is its own transaction: the new cached state, the action log, the numbered
 events, the seats' prompts, the key's answer and the NOTIFY (delivered on commit), all only if
-the match is still at the version it was read at; otherwise it is read again under its lock
-(`usecases/writes.py`). Resigning locks the match row (SELECT … FOR UPDATE) for its transaction.
+the match is still at the version and sequence it was read at; otherwise it is read again
+under its lock (`usecases/writes.py`). On a match this instance wrote last, the first attempt
+decides on that copy instead of reading (cache.py). Resigning locks the match row
+(SELECT … FOR UPDATE) for its transaction.
 
 Decisions where the issue is silent:
 - `version` counts the actions applied (players', bots', timeouts', resignations). A seat's
