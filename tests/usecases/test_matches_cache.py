@@ -73,14 +73,35 @@ async def _logged_versions(pool: asyncpg.Pool, match_id: UUID) -> list[int]:
     return [a.version for a in await store.actions(pool, match_id)]
 
 
+async def _refused(
+    pool: asyncpg.Pool,
+    player: UUID,
+    match_id: UUID,
+    version: int,
+    action: dict[str, Any],
+    cache: MatchCache,
+) -> str:
+    """The code of the action's 409, once it is checked that nothing of it was stored."""
+    logged = await _logged_versions(pool, match_id)
+    with pytest.raises(Conflict) as refused:
+        await _act(pool, player, match_id, version, action, cache)
+    assert await _logged_versions(pool, match_id) == logged
+    return refused.value.code
+
+
+def _copy(cache: MatchCache, match_id: UUID) -> MatchRow:
+    cached = cache.get(match_id)
+    assert cached is not None
+    return cached.row
+
+
 async def test_an_action_on_a_cached_match_skips_the_read_and_lands(
     pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     player, match_id, version, action = await _match(pool, "cache-hit")
     cache = MatchCache()
     version, action = await _act(pool, player, match_id, version, action, cache)
-    cached = cache.get(match_id)
-    assert cached is not None and cached.row.version == version
+    assert _copy(cache, match_id).version == version
     reads = 0
     read = store.for_write
 
@@ -95,10 +116,8 @@ async def test_an_action_on_a_cached_match_skips_the_read_and_lands(
     assert after > version
     assert await _logged_versions(pool, match_id) == list(range(1, after + 1))
     stored = await store.get(pool, match_id)
-    assert stored is not None and (stored.version, stored.state) == (
-        after,
-        cache.get(match_id).row.state,  # type: ignore[union-attr]
-    )
+    assert stored is not None
+    assert (stored.version, stored.state) == (after, _copy(cache, match_id).state)
 
 
 async def test_a_match_moved_by_another_instance_is_read_again_not_refused(
@@ -109,11 +128,11 @@ async def test_a_match_moved_by_another_instance_is_read_again_not_refused(
     here = MatchCache()
     version, action = await _act(pool, player, match_id, version, action, here)
     version, action = await _act(pool, player, match_id, version, action, None)
-    assert here.get(match_id).row.version < version  # type: ignore[union-attr]
+    assert _copy(here, match_id).version < version
     after, _ = await _act(pool, player, match_id, version, action, here)
     assert after > version
     assert await _logged_versions(pool, match_id) == list(range(1, after + 1))
-    assert here.get(match_id).row.version == after  # type: ignore[union-attr]
+    assert _copy(here, match_id).version == after
 
 
 async def test_a_write_decided_on_a_stale_cache_stores_nothing(pool: asyncpg.Pool) -> None:
@@ -123,11 +142,8 @@ async def test_a_write_decided_on_a_stale_cache_stores_nothing(pool: asyncpg.Poo
     here = MatchCache()
     behind, stale_action = await _act(pool, player, match_id, version, action, here)
     moved, _ = await _act(pool, player, match_id, behind, stale_action, None)
-    logged = await _logged_versions(pool, match_id)
-    with pytest.raises(Conflict) as refused:
-        await _act(pool, player, match_id, behind, stale_action, here)
-    assert refused.value.code == "stale_version"
-    assert await _logged_versions(pool, match_id) == logged
+    code = await _refused(pool, player, match_id, behind, stale_action, here)
+    assert code == "stale_version"
     assert here.get(match_id) is None
     stored = await store.get(pool, match_id)
     assert stored is not None and stored.version == moved
@@ -140,11 +156,8 @@ async def test_a_resignation_behind_the_cache_ends_the_match_for_it_too(
     here = MatchCache()
     version, action = await _act(pool, player, match_id, version, action, here)
     await play.resign(pool, player, match_id, idempotency_key=None)
-    logged = await _logged_versions(pool, match_id)
-    with pytest.raises(Conflict) as refused:
-        await _act(pool, player, match_id, version, action, here)
-    assert refused.value.code == "match_not_active"
-    assert await _logged_versions(pool, match_id) == logged
+    code = await _refused(pool, player, match_id, version, action, here)
+    assert code == "match_not_active"
 
 
 def _row(number: int, status: str = "active") -> MatchRow:
