@@ -87,7 +87,13 @@ async def one_statement(conn: asyncpg.Connection, sql: str, *args: object) -> ob
 async def _keep_session(conn: asyncpg.Connection) -> None:
     """Nothing to reset when a connection goes back to the pool: no query leaves session state
     behind (LISTEN has a connection of its own), and asyncpg still rolls back an open
-    transaction. Its default reset would cost a round trip on every release."""
+    transaction. Its default reset would cost a round trip on every release.
+
+    It would also end the one transaction asyncpg does not know of: a statement's preparation
+    cancelled just as it completed leaves one open. So no task is cancelled while it runs a
+    statement, but at shutdown, before the pool closes: a match's follower, which is stopped
+    by cancelling, shields its reads.
+    """
 
 
 async def create_pool(

@@ -1,5 +1,20 @@
-"""A follower's cursor: what pushes and an acting socket's answers have delivered."""
+"""A follower's cursor: what pushes and an acting socket's answers have delivered; and a
+follower stopped while it reads."""
 
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from contextlib import suppress
+from uuid import UUID
+
+import asyncpg
+import pytest
+
+from service.config import Settings
+from service.store import players
+from service.store.database import apply_schema, create_pool
+from service.store.notify import Hub
+from service.usecases.matches import follow, lobby, play
 from service.usecases.matches.follow import Cursor, EventPage
 from service.usecases.matches.progress import WireEvent
 
@@ -42,3 +57,50 @@ def test_once_an_answer_says_the_match_is_over_the_cursor_stays_told() -> None:
     assert cursor.over
     cursor.answered(3, 3, "active")
     assert cursor.over
+
+
+@pytest.fixture
+async def one_connection(settings: Settings) -> AsyncIterator[asyncpg.Pool]:
+    """A pool of one connection: whatever follows a stopped follower gets its connection."""
+    assert settings.database_url is not None
+    pool = await create_pool(settings.database_url, 1, 1, 10.0)
+    await apply_schema(pool)
+    yield pool
+    await pool.close()
+
+
+async def test_a_follower_stopped_during_its_read_leaves_its_connection_fit_for_the_next(
+    one_connection: asyncpg.Pool,
+) -> None:
+    pool = one_connection
+    player = (await players.insert(pool, "follower")).player_id
+    joined = await lobby.create(
+        pool,
+        player,
+        game_id="necromancers",
+        ruleset=None,
+        seats=2,
+        options={},
+        bots=[1],
+        loadout=None,
+        turn_seconds=None,
+        wait_seconds=60,
+        idempotency_key=None,
+    )
+    match_id = UUID(joined["match_id"])
+    hub, chance = Hub(), random.Random(7)
+    for _ in range(300):
+        # On a new connection the follower's statement is prepared again, and the stop lands
+        # anywhere in the read: before, during or after the statement's preparation.
+        await pool.expire_connections()
+        await pool.execute("SELECT 1")
+        pages = follow.follow(pool, hub, player, match_id, Cursor(0))
+        reading = asyncio.ensure_future(anext(pages))
+        await asyncio.sleep(chance.uniform(0, 0.0015))
+        reading.cancel()
+        with suppress(asyncio.CancelledError):
+            await reading
+        await pages.aclose()
+        # A repeatable-read transaction fails unless it starts the connection's transaction.
+        seen = await play.read(pool, player, match_id)
+        assert seen["match_id"] == str(match_id)

@@ -142,7 +142,11 @@ async def follow(
             async with turn:
                 news = due or waiter.seq > cursor.after or cursor.over
                 waiter.clear()
-                page = await events_page(pool, player_id, match_id, cursor.after) if news else None
+                # A follower is stopped by cancelling it, but its read runs to the end:
+                # asyncpg, cancelled just after preparing a statement, gives the connection
+                # back to the pool inside an unfinished transaction.
+                read = events_page(pool, player_id, match_id, cursor.after) if news else None
+                page = None if read is None else await asyncio.shield(read)
             if page is not None:
                 yield page
                 if page.more:
