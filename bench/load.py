@@ -366,7 +366,10 @@ async def _matches(
             if joined is None:
                 return
             path = f"/v1/matches/{joined['match_id']}"
-            _, raw = await client.call("GET", path)
+            status, raw = await client.call("GET", path)
+            if status >= 300:
+                tally.error(str(status))
+                return
             state = orjson.loads(raw)
             socket = None
             if spec.get("via") == "socket":
