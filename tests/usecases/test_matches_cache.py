@@ -9,40 +9,22 @@ import pytest
 
 from service.config import Settings
 from service.store import matches as store
-from service.store import players
-from service.store.database import apply_schema, create_pool
 from service.store.matches import MatchRow, SeatRow
 from service.usecases.errors import Conflict
-from service.usecases.matches import lobby, play
+from service.usecases.matches import play
 from service.usecases.matches.cache import MatchCache
+from tests.usecases.matches_helpers import duel_against_bot, own_pool
 
 
 @pytest.fixture
 async def pool(settings: Settings) -> AsyncIterator[asyncpg.Pool]:
-    assert settings.database_url is not None
-    pool = await create_pool(settings.database_url, 1, 4, 10.0)
-    await apply_schema(pool)
-    yield pool
-    await pool.close()
+    async with own_pool(settings, 4) as pool:
+        yield pool
 
 
 async def _match(pool: asyncpg.Pool, name: str) -> tuple[UUID, UUID, int, dict[str, Any]]:
     """A player against a bot in Duelo: the player, the match, its version and a legal action."""
-    player = (await players.insert(pool, name)).player_id
-    joined = await lobby.create(
-        pool,
-        player,
-        game_id="necromancers",
-        ruleset=None,
-        seats=2,
-        options={},
-        bots=[1],
-        loadout=None,
-        turn_seconds=None,
-        wait_seconds=60,
-        idempotency_key=None,
-    )
-    match_id = UUID(joined["match_id"])
+    player, match_id = await duel_against_bot(pool, name)
     seen = await play.read(pool, player, match_id)
     return player, match_id, seen["version"], seen["legal_actions"][0]
 

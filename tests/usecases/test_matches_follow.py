@@ -5,18 +5,16 @@ import asyncio
 import random
 from collections.abc import AsyncIterator
 from contextlib import suppress
-from uuid import UUID
 
 import asyncpg
 import pytest
 
 from service.config import Settings
-from service.store import players
-from service.store.database import apply_schema, create_pool
 from service.store.notify import Hub
-from service.usecases.matches import follow, lobby, play
+from service.usecases.matches import follow, play
 from service.usecases.matches.follow import Cursor, EventPage
 from service.usecases.matches.progress import WireEvent
+from tests.usecases.matches_helpers import duel_against_bot, own_pool
 
 
 def _page(*seqs: int) -> EventPage:
@@ -62,32 +60,15 @@ def test_once_an_answer_says_the_match_is_over_the_cursor_stays_told() -> None:
 @pytest.fixture
 async def one_connection(settings: Settings) -> AsyncIterator[asyncpg.Pool]:
     """A pool of one connection: whatever follows a stopped follower gets its connection."""
-    assert settings.database_url is not None
-    pool = await create_pool(settings.database_url, 1, 1, 10.0)
-    await apply_schema(pool)
-    yield pool
-    await pool.close()
+    async with own_pool(settings, 1) as pool:
+        yield pool
 
 
 async def test_a_follower_stopped_during_its_read_leaves_its_connection_fit_for_the_next(
     one_connection: asyncpg.Pool,
 ) -> None:
     pool = one_connection
-    player = (await players.insert(pool, "follower")).player_id
-    joined = await lobby.create(
-        pool,
-        player,
-        game_id="necromancers",
-        ruleset=None,
-        seats=2,
-        options={},
-        bots=[1],
-        loadout=None,
-        turn_seconds=None,
-        wait_seconds=60,
-        idempotency_key=None,
-    )
-    match_id = UUID(joined["match_id"])
+    player, match_id = await duel_against_bot(pool, "follower")
     hub, chance = Hub(), random.Random(7)
     for _ in range(300):
         # On a new connection the follower's statement is prepared again, and the stop lands
