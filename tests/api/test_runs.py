@@ -401,23 +401,33 @@ async def test_a_refused_move_refuses_the_whole_turn_naming_it(api: Api) -> None
 
 
 async def test_a_retried_turn_with_moves_spends_its_gold_once(api: Api) -> None:
-    token, run = await _new_run(api)
-    path = f"/v1/runs/{run['run_id']}"
-    body = {"round": 1, "moves": [{"move": "buy", "slot": 0}, {"move": "buy", "slot": 1}]}
-    first = await api.post(path + "/end-turn", body, token=token)
-    retry = await api.post(path + "/end-turn", body, token=token)
-    assert first.status == retry.status == 200
-    assert retry.body == first.body
-    after = (await api.get(path, token=token)).body
-    assert (after["round"], after["gold"], len(after["warband"])) == (2, 10, 2)
+    # Round 2 buys a species the warband lacks, so that it joins as a member of its own: a
+    # third copy would merge (the shop comes from the run's seed); a run without one is
+    # taken again.
+    for _ in range(20):
+        token, run = await _new_run(api)
+        path = f"/v1/runs/{run['run_id']}"
+        body = {"round": 1, "moves": [{"move": "buy", "slot": 0}, {"move": "buy", "slot": 1}]}
+        first = await api.post(path + "/end-turn", body, token=token)
+        retry = await api.post(path + "/end-turn", body, token=token)
+        assert first.status == retry.status == 200
+        assert retry.body == first.body
+        after = (await api.get(path, token=token)).body
+        assert (after["round"], after["gold"], len(after["warband"])) == (2, 10, 2)
+        owned = {member["species"] for member in after["warband"]}
+        new = [o["slot"] for o in after["shop"] if o is not None and o["species"] not in owned]
+        if new:
+            break
+    else:
+        pytest.fail("no run offered a new species in round 2")
 
     key = {"Idempotency-Key": "turn-2-with-buys"}
-    second = {"moves": [{"move": "buy", "slot": 0}]}
+    second = {"moves": [{"move": "buy", "slot": new[0]}]}
     played = await api.post(path + "/end-turn", second, token=token, headers=key)
     again = await api.post(path + "/end-turn", second, token=token, headers=key)
     assert played.status == again.status == 200 and again.body == played.body
     assert len(played.body["run"]["warband"]) == 3
-    other = {"moves": [{"move": "buy", "slot": 1}]}
+    other = {"moves": [{"move": "buy", "slot": (new[0] + 1) % len(after["shop"])}]}
     clash = await api.post(path + "/end-turn", other, token=token, headers=key)
     assert (clash.status, clash.error_code) == (409, "idempotency_conflict")
 
