@@ -53,11 +53,3 @@ async def of_round(conn: asyncpg.Connection, run_id: UUID, round_: int) -> Battl
 async def get(conn: asyncpg.Connection | asyncpg.Pool, battle_id: int) -> BattleRow | None:
     row = await conn.fetchrow(_SELECT + " WHERE b.battle_id = $1", battle_id)
     return None if row is None else _row(row)
-
-
-async def opponents_met(conn: asyncpg.Connection, run_id: UUID) -> list[UUID]:
-    rows = await conn.fetch(
-        "SELECT ghost_player_id FROM battles WHERE run_id = $1 AND ghost_player_id IS NOT NULL",
-        run_id,
-    )
-    return [row["ghost_player_id"] for row in rows]

@@ -27,12 +27,6 @@ async def get(conn: asyncpg.Pool | asyncpg.Connection, player_id: UUID) -> Playe
     return None if row is None else PlayerRow(row["player_id"], row["name"], row["rating"])
 
 
-async def add_rating(conn: asyncpg.Connection, player_id: UUID, delta: int) -> None:
-    await conn.execute(
-        "UPDATE players SET rating = rating + $2 WHERE player_id = $1", player_id, delta
-    )
-
-
 @dataclass(frozen=True)
 class RankedPlayer:
     rank: int
