@@ -531,11 +531,6 @@ async def actions(conn: Conn, match_id: UUID) -> list[ActionRow]:
     return [ActionRow(r["version"], r["seat"], json.loads(r["action"]), r["source"]) for r in rows]
 
 
-async def finished_ids(conn: Conn) -> list[UUID]:
-    rows = await conn.fetch("SELECT match_id FROM matches WHERE status = 'finished'")
-    return [r["match_id"] for r in rows]
-
-
 async def listen(
     url: str, on_notify: Callable[[str], None], on_lost: Callable[[], None], timeout_s: float
 ) -> asyncpg.Connection:
