@@ -41,6 +41,7 @@ from service.api.keys import (
     SETTINGS,
     TOKENS,
 )
+from service.api.matches import INT32, INT64
 from service.api.middleware import refusal_of
 from service.runtime import metrics
 from service.usecases.matches import follow, play
@@ -51,8 +52,6 @@ log = structlog.get_logger("service.api.match_socket")
 endpoints = Endpoints("matches")
 
 HEARTBEAT_SECONDS = 20.0
-INT32 = 2**31 - 1
-INT64 = 2**63 - 1
 MAX_REF_LENGTH = 64
 
 Ref = (

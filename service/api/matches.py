@@ -15,6 +15,8 @@ endpoints = Endpoints("matches")
 
 MAX_WAIT_SECONDS = 30.0
 
+# The largest integer and bigint of PostgreSQL, the types versions and event sequences are stored
+# as; the WebSocket's frames share them.
 INT32 = 2**31 - 1
 INT64 = 2**63 - 1
 GameId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
