@@ -1,11 +1,11 @@
-"""Best of N: a series of legs of one game, itself a game (DESIGN §5).
+"""Best of N: a series of legs of one game, itself a game (docs/architecture.md#series).
 
 Each leg is a fresh inner match seeded with a one-way sub-seed of the match seed and the leg
 number, so a leg's seed (revealed in its replay) gives away neither the match seed nor any
 other leg. Every leg uses the seats' loadouts from the start. Who starts a leg is the inner
 game's rule (`Game.next_leg_options`).
 
-Rules of the series (ours where DESIGN is silent):
+Rules of the series (ours: the source texts only ask for best of 3):
 - A leg won by one seat is a point for it; a drawn leg (no single winner) counts for nobody.
 - The match ends as soon as a seat has won a majority of `best_of` legs. If the legs run out
   first (drawn legs), the seats are ranked by points and equal points share the place.
@@ -14,14 +14,15 @@ Rules of the series (ours where DESIGN is silent):
 - Resigning gives up the whole match: the others are ranked by points, the resigning seat last.
 """
 
-import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from service.games.kernel.prompts import Action, Prompt
 from service.games.kernel.protocol import Event, Game, IllegalAction, OptionSpec, Outcome
 from service.games.kernel.rng import one_way_seed
+from service.games.kernel.state import dump_state, load_state
 
 
 def leg_seed(seed: int, leg: int) -> int:
@@ -29,8 +30,7 @@ def leg_seed(seed: int, leg: int) -> int:
     return one_way_seed(seed, b"series-leg:" + str(leg).encode())
 
 
-@dataclass
-class SeriesState:
+class SeriesState(msgspec.Struct):
     seed: int
     seats: int
     # The current leg's options, and every seat's loadout (the same each leg).
@@ -41,7 +41,7 @@ class SeriesState:
     # One entry per finished leg: its number, outcome and final state, all revealed.
     legs: list[dict[str, Any]]
     inner: Any
-    result: Outcome | None
+    result: Outcome | None = msgspec.field(default=None, name="outcome")
 
 
 def _ranking(score: Sequence[int], seats: Sequence[int]) -> list[list[int]]:
@@ -105,10 +105,9 @@ class Series(Game[SeriesState]):
         if state.result is not None:
             raise IllegalAction("the match is over")
         inner, events = self.inner.apply(state.inner, seat, action)
-        new = copy.copy(state)
-        new.inner = inner
-        new.score = list(state.score)
-        new.legs = list(state.legs)
+        new = msgspec.structs.replace(
+            state, inner=inner, score=list(state.score), legs=list(state.legs)
+        )
         self._after_leg(new, events)
         return new, events
 
@@ -146,7 +145,7 @@ class Series(Game[SeriesState]):
         if seat not in range(state.seats):
             raise IllegalAction(f"seat {seat} is not in the match")
         others = _ranking(state.score, [s for s in range(state.seats) if s != seat])
-        new = copy.copy(state)
+        new = msgspec.structs.replace(state)
         events = [Event("resigned", {"seat": seat})]
         self._finish(new, {"winners": others[0], "ranking": [*others, [seat]]}, events)
         return new, events
@@ -188,28 +187,11 @@ class Series(Game[SeriesState]):
         return self.inner.bot_action({**view["inner"], "seat": view["seat"]}, prompt, rng_seed)
 
     def dump_state(self, state: SeriesState) -> dict[str, Any]:
-        return {
-            "seed": state.seed,
-            "seats": state.seats,
-            "options": copy.deepcopy(state.options),
-            "loadouts": copy.deepcopy(state.loadouts),
-            "leg": state.leg,
-            "score": list(state.score),
-            "legs": copy.deepcopy(state.legs),
-            "inner": self.inner.dump_state(state.inner),
-            "outcome": copy.deepcopy(state.result),
-        }
+        data = dump_state(msgspec.structs.replace(state, inner=None))
+        data["inner"] = self.inner.dump_state(state.inner)
+        return data
 
     def load_state(self, data: Mapping[str, Any]) -> SeriesState:
-        data = copy.deepcopy(dict(data))
-        return SeriesState(
-            seed=data["seed"],
-            seats=data["seats"],
-            options=data["options"],
-            loadouts=data["loadouts"],
-            leg=data["leg"],
-            score=data["score"],
-            legs=data["legs"],
-            inner=self.inner.load_state(data["inner"]),
-            result=data["outcome"],
-        )
+        state = load_state({**data, "inner": None}, SeriesState)
+        state.inner = self.inner.load_state(data["inner"])
+        return state
