@@ -68,19 +68,9 @@ REGISTRY.register(LoyaltyGame(), default=True)
 REGISTRY.register(MedianokteGame(), default=True)
 
 
-def register(game: Game[Any], *, default: bool = False) -> None:
-    """Add a game to the service's registry (tests add theirs the same way)."""
-    REGISTRY.register(game, default=default)
-
-
 def get_game(game_id: str, ruleset: str | None = None) -> Game[Any]:
     """The game with that id under that ruleset (None: the default), or `GameError`."""
     return REGISTRY.get(game_id, ruleset)
-
-
-def games() -> list[Game[Any]]:
-    """Every game the service's registry holds, under every ruleset."""
-    return REGISTRY.games()
 
 
 def describe() -> list[dict[str, Any]]:

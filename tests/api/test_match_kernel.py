@@ -400,7 +400,7 @@ async def test_a_match_plays_and_replays_under_its_ruleset_after_a_new_default(
     first = get_game("necromancers")
     before = await read(api, a, match_id)
     second = second_ruleset(tmp_path)
-    registry.register(second, default=True)
+    registry.REGISTRY.register(second, default=True)
     try:
         assert await read(api, a, match_id) == before
         await play_out(api, match_id, [a, b], random.Random(4))
@@ -428,7 +428,7 @@ async def test_a_match_plays_and_replays_under_its_ruleset_after_a_new_default(
         )
         assert (unknown.status, unknown.error_code) == (422, "unknown_game")
     finally:
-        registry.register(first, default=True)
+        registry.REGISTRY.register(first, default=True)
 
 
 async def test_a_join_retried_with_its_idempotency_key_takes_one_seat(api: Api) -> None:

@@ -1,4 +1,5 @@
-"""A small two-seat card game that exercises the kernel until the real card games land.
+"""A small two-seat card game that exercises the kernel, and the worked example of
+docs/adding-a-game.md.
 
 Cards are `c1`..`c9`, worth their number; `c0` exists and is banned. A seat brings a deck of
 exactly 8 cards, at most 2 of each. Setup shuffles each deck (its cards become instances such
@@ -9,25 +10,18 @@ The higher card scores a point for its owner. First to 3 points wins; when every
 deck is empty the higher score wins.
 """
 
-import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
-from service.games.kernel.hidden import Hidden, reveal
+from service.games.kernel.hidden import Hidden
 from service.games.kernel.loadouts import LoadoutError, check_deck
 from service.games.kernel.prompts import Action, Prompt
-from service.games.kernel.protocol import (
-    Event,
-    Game,
-    IllegalAction,
-    OptionSpec,
-    Outcome,
-    match_legal,
-)
+from service.games.kernel.protocol import Event, IllegalAction, OptionSpec, Outcome
 from service.games.kernel.rng import SplitMix64, one_way_seed
 from service.games.kernel.series import Series
-from service.games.registry import register
+from service.games.kernel.state import GameState
+from service.games.kernel.table import TableGame
+from service.games.registry import REGISTRY
 
 CARDS = tuple(f"c{n}" for n in range(10))
 BANNED = ("c0",)
@@ -42,10 +36,7 @@ def value(card: str) -> int:
     return int(card.rsplit(":", 1)[-1][1:])
 
 
-@dataclass
-class CardState:
-    seed: int
-    rng: int
+class CardState(GameState, kw_only=True):
     first: int
     phase: str  # "cut", "activation", "response" or "over"
     turn: int
@@ -58,11 +49,12 @@ class CardState:
     result: Outcome | None
 
 
-class CardGame(Game[CardState]):
+class CardGame(TableGame[CardState]):
     id = "test-cards"
     ruleset = "test-cards-1"
     min_seats = 2
     max_seats = 2
+    state_type = CardState
 
     def options_schema(self) -> dict[str, OptionSpec]:
         return {"first_seat": {"type": "int", "default": 0, "min": 0, "max": 1}}
@@ -93,19 +85,19 @@ class CardGame(Game[CardState]):
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
     ) -> CardState:
         resolved, checked = self.prepare(seed, seats, options, loadouts)
-        rng = SplitMix64(seed)
         # A one-way tag of the seed: ids differ between legs and give nothing of the seed away.
         tag = one_way_seed(seed, b"test-cards:ids") >> 32
-        decks = []
+        first = resolved["first_seat"]
+        state = CardState(
+            seed=seed, rng=seed, first=first, phase="cut", turn=first, decks=[],
+            hands=[[], []], cut=[False, False], table=None, scores=[0, 0], discard=[],
+            result=None,
+        )  # fmt: skip
         for seat, loadout in enumerate(checked):
             deck = [f"{tag:08x}.s{seat}-{i}:{card}" for i, card in enumerate(loadout["deck"])]
-            rng.shuffle(deck)
-            decks.append(deck)
-        first = resolved["first_seat"]
-        return CardState(
-            seed, rng.state, first, "cut", first, decks, [[], []], [False, False], None,
-            [0, 0], [], None,
-        )  # fmt: skip
+            state.shuffle(deck)
+            state.decks.append(deck)
+        return state
 
     def setup_events(self, state: CardState) -> list[Event]:
         return [
@@ -132,36 +124,30 @@ class CardGame(Game[CardState]):
             return Prompt("response", [*beat, {"type": "pass"}], data={"card": state.table})
         return None
 
-    def apply(self, state: CardState, seat: int, action: Action) -> tuple[CardState, list[Event]]:
-        prompt = self.prompt(state, seat) if seat in (0, 1) else None
-        if prompt is None:
-            raise IllegalAction(f"seat {seat} may not act now")
-        new = copy.deepcopy(state)
-        events: list[Event] = []
-        if prompt.kind == "cut":
-            self._cut(new, seat, _cut_position(action, prompt.params["cut"]["at"]["maximum"]))
+    def play(
+        self, state: CardState, seat: int, asked: Prompt, action: Action, events: list[Event]
+    ) -> None:
+        if asked.kind == "cut":
+            self._cut(state, seat, _cut_position(action, asked.params["cut"]["at"]["maximum"]))
             events.append(Event("cut", {"seat": seat, "deck": 1 - seat, "at": action["at"]}))
-            if all(new.cut):
+            if all(state.cut):
                 for _ in range(HAND):
                     for s in (0, 1):
-                        _draw(new, s, events)
-                _next_turn(new, new.first, events)
-            return new, events
-        chosen = match_legal(prompt.actions, action)
-        if chosen["type"] == "play":
-            new.hands[seat].remove(chosen["card"])
-            new.table = chosen["card"]
-            new.phase = "response"
-            events.append(Event("played", {"seat": seat, "card": chosen["card"]}))
-        elif chosen["type"] == "draw":
-            _draw(new, seat, events)
-            _next_turn(new, 1 - seat, events)
-        elif prompt.kind == "activation":
+                        _draw(state, s, events)
+                _next_turn(state, state.first, events)
+        elif action["type"] == "play":
+            state.hands[seat].remove(action["card"])
+            state.table = action["card"]
+            state.phase = "response"
+            events.append(Event("played", {"seat": seat, "card": action["card"]}))
+        elif action["type"] == "draw":
+            _draw(state, seat, events)
+            _next_turn(state, 1 - seat, events)
+        elif asked.kind == "activation":
             events.append(Event("passed", {"seat": seat}))
-            _next_turn(new, 1 - seat, events)
+            _next_turn(state, 1 - seat, events)
         else:
-            self._answer(new, seat, chosen, events)
-        return new, events
+            self._answer(state, seat, action, events)
 
     def _cut(self, state: CardState, seat: int, at: int) -> None:
         deck = state.decks[1 - seat]
@@ -185,10 +171,8 @@ class CardGame(Game[CardState]):
         else:
             _next_turn(state, 1 - state.turn, events)
 
-    def end_match(self, state: CardState, outcome: Outcome) -> CardState:
-        new = copy.deepcopy(state)
-        new.result, new.phase = outcome, "over"
-        return new
+    def end(self, state: CardState, outcome: Outcome) -> None:
+        state.result, state.phase = outcome, "over"
 
     def outcome(self, state: CardState) -> Outcome | None:
         return state.result
@@ -224,10 +208,7 @@ class CardGame(Game[CardState]):
         orders = [list(d) for d in state.decks if len(d) > 1]
         in_decks = [c for d in state.decks for c in d]
         in_hands = [c for s, h in enumerate(state.hands) if s != seat for c in h]
-        return [state.seed, state.rng, *orders, *in_decks, *in_hands]
-
-    def replay_view(self, state: CardState) -> dict[str, Any]:
-        return {**reveal(self.observe(state)), "seed": state.seed, "rng": state.rng}
+        return [*super().secrets(state, seat), *orders, *in_decks, *in_hands]
 
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
         if prompt.kind == "cut":
@@ -245,12 +226,6 @@ class CardGame(Game[CardState]):
         if cards:
             return max(cards, key=lambda a: value(a["card"]))
         return by_type.get("draw") or by_type["pass"]
-
-    def dump_state(self, state: CardState) -> dict[str, Any]:
-        return asdict(state)
-
-    def load_state(self, data: Mapping[str, Any]) -> CardState:
-        return CardState(**copy.deepcopy(dict(data)))
 
 
 def _cut_position(action: Any, maximum: int) -> int:
@@ -294,5 +269,5 @@ CARD_SERIES = Series(CARD_GAME, 3)
 
 def register_test_games() -> None:
     """Put the test games in the service's registry (replacing them if already there)."""
-    register(CARD_GAME)
-    register(CARD_SERIES)
+    REGISTRY.register(CARD_GAME)
+    REGISTRY.register(CARD_SERIES)

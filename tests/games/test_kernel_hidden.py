@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 from service.games.kernel.hidden import Hidden, redact, reveal, to_json
 from service.games.kernel.protocol import Event, Game, event_for, event_revealed
 from service.games.kernel.rng import SplitMix64
-from service.games.registry import games
+from service.games.registry import REGISTRY
 from tests.games import cardgame
 from tests.games.cardgame import CARD_GAME, CARD_SERIES, CardState
 from tests.games.helpers import leaked, random_answer, secret_seeds, start
 
 cardgame.register_test_games()
-GAME_LIST = games()
+GAME_LIST = REGISTRY.games()
 MAX_STEPS = 400
 
 DREW = Event("drew", {"seat": 1, "card": Hidden((1,), "c17", shown=None)})

@@ -24,12 +24,12 @@ from service.games.kernel.protocol import (
     resolve_options,
 )
 from service.games.kernel.rng import MASK64, SplitMix64
-from service.games.registry import games, get_game
+from service.games.registry import REGISTRY, get_game
 from tests.games import cardgame
 from tests.games.helpers import contains, loadouts, start
 
 cardgame.register_test_games()
-GAME_LIST = games()
+GAME_LIST = REGISTRY.games()
 MAX_ACTIONS = 2000
 
 

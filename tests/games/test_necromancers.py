@@ -4,7 +4,6 @@ Dice are controlled honestly: a test asks for the generator state whose next d6 
 the faces it wants (found by searching SplitMix64 seeds) and puts it in the match state.
 """
 
-import dataclasses
 import itertools
 import tomllib
 from importlib import resources
@@ -16,7 +15,7 @@ from service.games.kernel.protocol import Action, Event, GameError, IllegalActio
 from service.games.kernel.rng import SplitMix64
 from service.games.necromancers import NecromancersGame
 from service.games.necromancers.content import ContentError, load_ruleset, parse_ruleset
-from service.games.necromancers.state import Die, State, copy_state, dump_state, load_state
+from service.games.necromancers.state import Die, State
 
 GAME = NecromancersGame()
 
@@ -502,34 +501,3 @@ def test_bot_targets_the_weakest_enemy_and_cancels_the_most_damaging_die() -> No
     state = resolving((1, 3))
     state.phase = "defend"
     assert GAME.bot_move(state, 1, 7) == {"type": "cancel", "die": 1}
-
-
-def _mutable_ids(value: Any) -> set[int]:
-    """The ids of every list, dict and dataclass object reachable from `value`."""
-    found: set[int] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list | dict) or dataclasses.is_dataclass(item):
-            found.add(id(item))
-            children = (
-                item.values()
-                if isinstance(item, dict)
-                else item
-                if isinstance(item, list)
-                else vars(item).values()
-            )
-            stack.extend(children)
-    return found
-
-
-def test_copied_dumped_and_loaded_states_share_nothing_mutable_and_lose_nothing() -> None:
-    state, _ = GAME.apply(resolving((4, 4)), 0, damage(0, 1, 0))
-    assert state.order_rolls and state.dice and state.necromancers
-    copied = copy_state(state)
-    assert copied == state and _mutable_ids(copied).isdisjoint(_mutable_ids(state))
-    dumped = dump_state(state)
-    assert dumped == dataclasses.asdict(state)
-    assert _mutable_ids(dumped).isdisjoint(_mutable_ids(state))
-    loaded = load_state(dumped)
-    assert loaded == state and _mutable_ids(loaded).isdisjoint(_mutable_ids(dumped))

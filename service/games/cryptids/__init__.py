@@ -9,7 +9,6 @@ from service.games.cryptids import build
 from service.games.cryptids import engine as _engine
 from service.games.cryptids.content import (
     DEFAULT_RULESET,
-    ContentError,
     Ruleset,
     UnknownRulesetError,
     available_rulesets,
@@ -26,6 +25,7 @@ from service.games.cryptids.warband import (
     validate_warband,
     warband_to_wire,
 )
+from service.games.kernel.content import ContentError
 
 ENGINE_BUILD: build.Build = build.build_of(_engine)
 

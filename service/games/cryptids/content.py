@@ -4,11 +4,12 @@ A ruleset is one TOML file in `rulesets/`, named after its id. Every number the 
 and the run use lives there, so a replay can be re-simulated under the ruleset it was played with.
 """
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+from service.games.kernel.content import ContentError, integer, parse_toml, require, table, text
 
 # New runs, simulations and the catalogue use this one; a stored run or battle keeps its own.
 DEFAULT_RULESET = "cryptids-2027.01"
@@ -53,10 +54,6 @@ TARGETS = ENEMY_TARGETS + ALLY_TARGETS
 _SPECIES_FIELDS = ("id", "name", "tier", "cost", "health", "threat", "abilities")
 _TOKEN_FIELDS = ("id", "name", "health", "threat", "ability")
 _ABILITY_FIELDS = ("trigger", "effect", "target", "magnitude")
-
-
-class ContentError(ValueError):
-    """Content data that breaks a rule; the message names the entry and the field."""
 
 
 class UnknownRulesetError(LookupError):
@@ -146,30 +143,8 @@ class Ruleset:
     tokens: Mapping[str, Token] = field(hash=False)
 
 
-def _require(table: Mapping[str, Any], names: Sequence[str], where: str) -> None:
-    for name in names:
-        if name not in table:
-            raise ContentError(f"{where}: missing field {name!r}")
-
-
-def _int(table: Mapping[str, Any], name: str, where: str, low: int = 0) -> int:
-    if name not in table:
-        raise ContentError(f"{where}: missing field {name!r}")
-    value = table[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ContentError(f"{where}.{name}: expected an integer >= {low}, got {value!r}")
-    return value
-
-
-def _str(table: Mapping[str, Any], name: str, where: str) -> str:
-    value = table.get(name)
-    if not isinstance(value, str) or not value:
-        raise ContentError(f"{where}.{name}: expected a non-empty string, got {value!r}")
-    return value
-
-
 def _id(table: Mapping[str, Any], where: str) -> str:
-    value = _str(table, "id", where)
+    value = text(table, "id", where)
     if not value.replace("_", "").isalnum() or not value.islower() or not value[0].isalpha():
         raise ContentError(f"{where}.id: {value!r} is not snake_case")
     return value
@@ -191,7 +166,7 @@ def _parse_trigger(raw: object, where: str) -> tuple[str, int]:
 def _parse_ability(raw: object, max_level: int, where: str) -> Ability:
     if not isinstance(raw, Mapping):
         raise ContentError(f"{where}: expected a table")
-    _require(raw, _ABILITY_FIELDS, where)
+    require(raw, _ABILITY_FIELDS, where)
     kind, value = _parse_trigger(raw["trigger"], where)
     effect = raw["effect"]
     if effect not in EFFECTS:
@@ -228,22 +203,22 @@ def _parse_species(raw: object, max_level: int, index: int) -> Species:
         raise ContentError(f"{where}: expected a table")
     if isinstance(raw.get("id"), str):
         where = f"species {raw['id']!r}"
-    _require(raw, _SPECIES_FIELDS, where)
+    require(raw, _SPECIES_FIELDS, where)
     abilities = raw["abilities"]
     if not isinstance(abilities, list) or len(abilities) != 2:
         raise ContentError(f"{where}.abilities: expected exactly 2 abilities")
     first = _parse_ability(abilities[0], max_level, f"{where}.abilities[0]")
     second = _parse_ability(abilities[1], max_level, f"{where}.abilities[1]")
-    tier = _int(raw, "tier", where, 1)
+    tier = integer(raw, "tier", where, 1)
     if tier > 6:
         raise ContentError(f"{where}.tier: expected 1..6, got {tier}")
     return Species(
         id=_id(raw, where),
-        name=_str(raw, "name", where),
+        name=text(raw, "name", where),
         tier=tier,
-        cost=_int(raw, "cost", where),
-        health=_int(raw, "health", where, 1),
-        threat=_int(raw, "threat", where),
+        cost=integer(raw, "cost", where),
+        health=integer(raw, "health", where, 1),
+        threat=integer(raw, "threat", where),
         abilities=(first, second),
     )
 
@@ -254,37 +229,30 @@ def _parse_token(raw: object, max_level: int, index: int) -> Token:
         raise ContentError(f"{where}: expected a table")
     if isinstance(raw.get("id"), str):
         where = f"token {raw['id']!r}"
-    _require(raw, _TOKEN_FIELDS, where)
+    require(raw, _TOKEN_FIELDS, where)
     return Token(
         id=_id(raw, where),
-        name=_str(raw, "name", where),
-        health=_int(raw, "health", where, 1),
-        threat=_int(raw, "threat", where),
+        name=text(raw, "name", where),
+        health=integer(raw, "health", where, 1),
+        threat=integer(raw, "threat", where),
         ability=_parse_ability(raw["ability"], max_level, f"{where}.ability"),
     )
 
 
-def _table(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    table = data.get(name)
-    if not isinstance(table, Mapping):
-        raise ContentError(f"ruleset: missing table [{name}]")
-    return table
-
-
 def _battle(data: Mapping[str, Any]) -> BattleRules:
-    t = _table(data, "battle")
+    t = table(data, "battle", "ruleset")
     return BattleRules(
-        board_size=_int(t, "board_size", "battle", 1),
-        roll_limit=_int(t, "roll_limit", "battle", 1),
-        sudden_death_start=_int(t, "sudden_death_start", "battle", 1),
-        chain_depth=_int(t, "chain_depth", "battle", 1),
-        reaction_limit=_int(t, "reaction_limit", "battle", 1),
-        die_faces=_int(t, "die_faces", "battle", 2),
+        board_size=integer(t, "board_size", "battle", 1),
+        roll_limit=integer(t, "roll_limit", "battle", 1),
+        sudden_death_start=integer(t, "sudden_death_start", "battle", 1),
+        chain_depth=integer(t, "chain_depth", "battle", 1),
+        reaction_limit=integer(t, "reaction_limit", "battle", 1),
+        die_faces=integer(t, "die_faces", "battle", 2),
     )
 
 
 def _shop(data: Mapping[str, Any]) -> ShopRules:
-    t = _table(data, "shop")
+    t = table(data, "shop", "ruleset")
     unlock = t.get("tier_unlock_rounds")
     if (
         not isinstance(unlock, list)
@@ -294,30 +262,30 @@ def _shop(data: Mapping[str, Any]) -> ShopRules:
     ):
         raise ContentError("shop.tier_unlock_rounds: expected 6 ascending rounds, one per tier")
     return ShopRules(
-        gold_per_round=_int(t, "gold_per_round", "shop"),
-        buy_cost=_int(t, "buy_cost", "shop"),
-        sell_refund=_int(t, "sell_refund", "shop"),
-        reroll_cost=_int(t, "reroll_cost", "shop"),
-        offer_slots=_int(t, "offer_slots", "shop", 1),
-        offer_slots_late=_int(t, "offer_slots_late", "shop", 1),
-        offer_slots_late_from_round=_int(t, "offer_slots_late_from_round", "shop", 1),
+        gold_per_round=integer(t, "gold_per_round", "shop"),
+        buy_cost=integer(t, "buy_cost", "shop"),
+        sell_refund=integer(t, "sell_refund", "shop"),
+        reroll_cost=integer(t, "reroll_cost", "shop"),
+        offer_slots=integer(t, "offer_slots", "shop", 1),
+        offer_slots_late=integer(t, "offer_slots_late", "shop", 1),
+        offer_slots_late_from_round=integer(t, "offer_slots_late_from_round", "shop", 1),
         tier_unlock_rounds=tuple(unlock),
     )
 
 
 def _run(data: Mapping[str, Any]) -> RunRules:
-    t = _table(data, "run")
+    t = table(data, "run", "ruleset")
     return RunRules(
-        lives=_int(t, "lives", "run", 1),
-        wins_to_finish=_int(t, "wins_to_finish", "run", 1),
-        max_level=_int(t, "max_level", "run", 1),
-        merge_copies=_int(t, "merge_copies", "run", 1),
-        elo_k=_int(t, "elo_k", "run", 1),
+        lives=integer(t, "lives", "run", 1),
+        wins_to_finish=integer(t, "wins_to_finish", "run", 1),
+        max_level=integer(t, "max_level", "run", 1),
+        merge_copies=integer(t, "merge_copies", "run", 1),
+        elo_k=integer(t, "elo_k", "run", 1),
     )
 
 
 def _pairing(data: Mapping[str, Any]) -> PairingRules:
-    t = _table(data, "pairing")
+    t = table(data, "pairing", "ruleset")
     bands = t.get("bands")
     if (
         not isinstance(bands, list)
@@ -328,7 +296,7 @@ def _pairing(data: Mapping[str, Any]) -> PairingRules:
         raise ContentError("pairing.bands: expected ascending rating bands, each at least 1")
     return PairingRules(
         bands=tuple(bands),
-        candidates_per_side=_int(t, "candidates_per_side", "pairing", 1),
+        candidates_per_side=integer(t, "candidates_per_side", "pairing", 1),
     )
 
 
@@ -373,12 +341,8 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     return Ruleset(ruleset_id, _battle(data), _shop(data), run, _pairing(data), species, tokens)
 
 
-def ruleset_from_toml(text: str) -> Ruleset:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ContentError(f"ruleset: invalid TOML: {exc}") from exc
-    return ruleset_from_dict(data)
+def ruleset_from_toml(source: str) -> Ruleset:
+    return ruleset_from_dict(parse_toml(source, "ruleset"))
 
 
 _CACHE: dict[str, Ruleset] = {}

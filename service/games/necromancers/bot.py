@@ -9,9 +9,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.games.kernel.prompts import Prompt
-from service.games.kernel.protocol import Action, IllegalAction
+from service.games.kernel.protocol import Action, Game, IllegalAction
 from service.games.kernel.rng import SplitMix64
-from service.games.necromancers import rules
 from service.games.necromancers.content import Ruleset
 from service.games.necromancers.state import Die, Necromancer, State
 
@@ -50,7 +49,9 @@ def state_from_view(ruleset: Ruleset, view: Mapping[str, Any]) -> State:
     )
 
 
-def choose(ruleset: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
+def choose(
+    game: Game[State], ruleset: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: int
+) -> Action:
     legal = prompt.actions
     if not legal:
         raise IllegalAction("nothing to choose from")
@@ -73,7 +74,7 @@ def choose(ruleset: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: 
     else:
 
         def score(action: Action) -> int:
-            return _standing(rules.apply(ruleset, state, seat, action)[0], seat)
+            return _standing(game.apply(state, seat, action)[0], seat)
 
     scores = [score(action) for action in legal]
     best = max(scores)

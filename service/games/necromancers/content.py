@@ -1,11 +1,18 @@
 """The necromancers' ruleset data (faces.toml): loaded once and validated."""
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from service.games.kernel.content import (
+    ContentError,
+    integer,
+    parse_toml,
+    read_toml,
+    tables,
+    text,
+)
 
 TROOPS = ("skeletons", "zombies")
 NECROMANCER = "necromancer"
@@ -16,10 +23,6 @@ _ALLOWED_AT: Mapping[str, frozenset[str]] = {
     "revive": frozenset(TROOPS),
     "heal": frozenset((*TROOPS, NECROMANCER)),
 }
-
-
-class ContentError(ValueError):
-    """The ruleset data is malformed."""
 
 
 @dataclass(frozen=True)
@@ -41,20 +44,11 @@ class Ruleset:
     faces: Mapping[int, tuple[FaceOption, ...]]
 
 
-def _positive_int(data: Mapping[str, Any], key: str) -> int:
-    value = data.get(key)
-    if type(value) is not int or value < 1:
-        raise ContentError(f"{key} must be a positive integer")
-    return value
-
-
-def _option(face: int, raw: Any) -> FaceOption:
-    if not isinstance(raw, Mapping):
-        raise ContentError(f"face {face}: an option must be a table")
+def _option(face: int, raw: Mapping[str, Any]) -> FaceOption:
     effect = raw.get("effect")
     if not isinstance(effect, str) or effect not in _ALLOWED_AT:
         raise ContentError(f"face {face}: unknown effect {effect!r}")
-    points = _positive_int(raw, "points")
+    points = integer(raw, "points", f"face {face}", low=1)
     at = raw.get("at")
     if not isinstance(at, list) or not at or len(set(at)) != len(at):
         raise ContentError(f"face {face}: 'at' must be a non-empty list without repeats")
@@ -65,21 +59,14 @@ def _option(face: int, raw: Any) -> FaceOption:
 
 def parse_ruleset(data: Mapping[str, Any]) -> Ruleset:
     """A validated ruleset from the parsed TOML, or `ContentError`."""
-    ruleset_id = data.get("ruleset")
-    if not isinstance(ruleset_id, str) or not ruleset_id:
-        raise ContentError("ruleset must be a non-empty string")
-    die_faces = _positive_int(data, "die_faces")
+    ruleset_id = text(data, "ruleset", "faces.toml")
+    die_faces = integer(data, "die_faces", ruleset_id, low=1)
     faces: dict[int, tuple[FaceOption, ...]] = {}
-    for entry in data.get("faces", []):
-        if not isinstance(entry, Mapping):
-            raise ContentError("each face must be a table")
-        face = entry.get("face")
-        if type(face) is not int or face in faces:
-            raise ContentError(f"face {face!r} is not an integer or appears twice")
-        options = entry.get("options")
-        if not isinstance(options, list) or not options:
-            raise ContentError(f"face {face}: needs at least one option")
-        faces[face] = tuple(_option(face, raw) for raw in options)
+    for entry in tables(data, "faces", ruleset_id):
+        face = integer(entry, "face", f"{ruleset_id}.faces", low=1)
+        if face in faces:
+            raise ContentError(f"{ruleset_id}.faces: face {face} appears twice")
+        faces[face] = tuple(_option(face, raw) for raw in tables(entry, "options", f"face {face}"))
         # An action names its effect, so one face may not offer the same effect twice.
         if len({option.effect for option in faces[face]}) != len(faces[face]):
             raise ContentError(f"face {face}: an effect appears twice")
@@ -88,11 +75,11 @@ def parse_ruleset(data: Mapping[str, Any]) -> Ruleset:
     ruleset = Ruleset(
         id=ruleset_id,
         die_faces=die_faces,
-        lives=_positive_int(data, "lives"),
-        skeletons=_positive_int(data, "skeletons"),
-        zombies=_positive_int(data, "zombies"),
-        max_lives=_positive_int(data, "max_lives"),
-        max_troops=_positive_int(data, "max_troops"),
+        lives=integer(data, "lives", ruleset_id, low=1),
+        skeletons=integer(data, "skeletons", ruleset_id, low=1),
+        zombies=integer(data, "zombies", ruleset_id, low=1),
+        max_lives=integer(data, "max_lives", ruleset_id, low=1),
+        max_troops=integer(data, "max_troops", ruleset_id, low=1),
         faces=faces,
     )
     if ruleset.lives > ruleset.max_lives or max(ruleset.skeletons, ruleset.zombies) > (
@@ -108,9 +95,7 @@ def load_ruleset(source: Path | str | None = None) -> Ruleset:
     Each ruleset id is its own pinned ruleset: a new face table ships under a new id.
     """
     if isinstance(source, Path):
-        text = source.read_text(encoding="utf-8")
-    elif isinstance(source, str):
-        text = source
-    else:
-        text = resources.files(__package__).joinpath("faces.toml").read_text(encoding="utf-8")
-    return parse_ruleset(tomllib.loads(text))
+        return parse_ruleset(parse_toml(source.read_text(encoding="utf-8"), source.name))
+    if isinstance(source, str):
+        return parse_ruleset(parse_toml(source, "ruleset"))
+    return parse_ruleset(read_toml(__package__, "faces.toml"))

@@ -1,66 +1,136 @@
-"""Duelo de Nigromantes behind the match protocol."""
+"""Duelo de Nigromantes behind the match protocol: who is asked what, and what everyone sees.
+
+The moves themselves (an attack, the defence, each die resolved) are in `rules`; the rules as
+written, and every decision where the seed is silent, in docs/rules/necromancers.md.
+"""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games.kernel.prompts import Prompt
-from service.games.kernel.protocol import Action, Event, Game, OptionSpec, Outcome
+from service.games.kernel.prompts import Action, Prompt
+from service.games.kernel.protocol import Event, IllegalAction, Outcome
+from service.games.kernel.table import TableGame
 from service.games.necromancers import bot, rules
 from service.games.necromancers.content import Ruleset, load_ruleset
-from service.games.necromancers.state import State, dump_state, load_state
+from service.games.necromancers.state import Necromancer, State
 
 
-class NecromancersGame(Game[State]):
+class NecromancersGame(TableGame[State]):
     id = "necromancers"
     min_seats = 2
     max_seats = 4
+    state_type = State
 
     def __init__(self, ruleset: Ruleset | None = None) -> None:
         self.rules = ruleset if ruleset is not None else load_ruleset()
         self.ruleset = self.rules.id
 
-    def options_schema(self) -> dict[str, OptionSpec]:
-        return {}
-
     def setup(
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
     ) -> State:
         self.prepare(seed, seats, options, loadouts)
-        return rules.setup(self.rules, seed, seats)
+        state = State(
+            ruleset=self.rules.id,
+            seed=seed,
+            rng=seed,
+            order_rolls=[],
+            order=[],
+            necromancers=[
+                Necromancer(seat, self.rules.lives, self.rules.skeletons, self.rules.zombies)
+                for seat in range(seats)
+            ],
+            turn=1,
+            current=0,
+            phase="target",
+            target=None,
+            dice=[],
+            defence=None,
+            eliminated=[],
+        )
+        state.order = rules.roll_order(self.rules, state, list(range(seats)))
+        state.current = state.order[0]
+        return state
 
     def setup_events(self, state: State) -> list[Event]:
-        return rules.setup_events(state)
+        rolls = [[list(pair) for pair in round_] for round_ in state.order_rolls]
+        return [
+            Event("turn_order", {"rolls": rolls, "order": state.order}),
+            Event("turn_start", {"seat": state.current, "turn": state.turn}),
+        ]
 
     def seat_count(self, state: State) -> int:
         return len(state.necromancers)
 
     def prompt(self, state: State, seat: int) -> Prompt | None:
-        return rules.prompt(self.rules, state, seat)
+        """The attacker's `target` or `resolve` prompt, or the defender's `defend` prompt."""
+        if seat not in rules.to_act(state):
+            return None
+        if state.phase == "target":
+            # Enemies in turn order starting after the attacker, so the first is the next to play.
+            alive = state.alive_seats()
+            start = alive.index(seat)
+            enemies = alive[start + 1 :] + alive[:start]
+            return Prompt("target", [{"type": "target", "seat": enemy} for enemy in enemies])
+        pending = [i for i, die in enumerate(state.dice) if die.status == "pending"]
+        if state.phase == "defend":
+            return Prompt("defend", [{"type": "cancel", "die": i} for i in pending])
+        actions = [a for i in pending for a in rules.die_actions(self.rules, state, i)]
+        return Prompt("resolve", actions)
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        return rules.apply(self.rules, state, seat, action)
+    def play(
+        self, state: State, seat: int, asked: Prompt, action: Action, events: list[Event]
+    ) -> None:
+        if action["type"] == "target":
+            rules.attack(self.rules, state, action["seat"], events)
+        elif action["type"] == "cancel":
+            rules.cancel(state, action["die"], events)
+            rules.go_on(self.rules, state, events)
+        else:
+            rules.resolve(self.rules, state, action, events)
+            if state.phase != "over":
+                rules.go_on(self.rules, state, events)
 
-    def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
-        return rules.resign(self.rules, state, seat)
-
-    def observe(self, state: State) -> dict[str, Any]:
-        # Everything on this table is public: nothing to mark, only the generator to leave out.
-        return rules.public_view(state)
-
-    def secrets(self, state: State, seat: int | None) -> list[Any]:
-        return [state.seed, state.rng]
-
-    def replay_view(self, state: State) -> dict[str, Any]:
-        return {**rules.public_view(state), "seed": state.seed, "rng": state.rng}
+    def forfeit(self, state: State, seat: int, events: list[Event]) -> None:
+        """A necromancer who resigns falls at once and the others go on (ours)."""
+        if seat not in state.alive_seats():
+            raise IllegalAction(f"seat {seat} is not in the match")
+        state.necromancers[seat].lives = 0
+        rules.fall(state, seat, None, events)
+        if state.phase == "over":
+            return
+        if state.current == seat:
+            rules.end_turn(state, events)
+        elif state.target == seat:
+            rules.go_on(self.rules, state, events)
 
     def outcome(self, state: State) -> Outcome | None:
         return rules.outcome(state)
 
+    def observe(self, state: State) -> dict[str, Any]:
+        # Everything on this table is public: nothing to mark, only the generator to leave out.
+        return {
+            "ruleset": state.ruleset,
+            "order_rolls": [[list(pair) for pair in round_] for round_ in state.order_rolls],
+            "order": list(state.order),
+            "turn": state.turn,
+            "current": state.current,
+            "phase": state.phase,
+            "target": state.target,
+            "dice": [{"face": die.face, "status": die.status} for die in state.dice],
+            "defence": state.defence,
+            "necromancers": [
+                {
+                    "seat": n.seat,
+                    "lives": n.lives,
+                    "skeletons": n.skeletons,
+                    "zombies": n.zombies,
+                    "alive": n.alive,
+                }
+                for n in state.necromancers
+            ],
+            "eliminated": list(state.eliminated),
+            "to_act": rules.to_act(state),
+        }
+
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
-        return bot.choose(self.rules, view, prompt, rng_seed)
-
-    def dump_state(self, state: State) -> dict[str, Any]:
-        return dump_state(state)
-
-    def load_state(self, data: Mapping[str, Any]) -> State:
-        return load_state(data)
+        return bot.choose(self, self.rules, view, prompt, rng_seed)

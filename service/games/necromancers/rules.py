@@ -1,11 +1,11 @@
-"""Duelo de Nigromantes (seed 002, DESIGN §5.1): the rules as pure functions of the state.
+"""Duelo de Nigromantes: the moves, as pure functions that change the state they are given.
 
 A turn: the attacker picks a living enemy ("target"); two attack dice are rolled if he has
 at least one skeleton and one zombie, else one; the target rolls one defence die, which
 cancels one attack die it beats strictly; the attacker then resolves each remaining die
 ("resolve") with one of its face's options from faces.toml.
 
-Where the seed is silent (ours):
+Where the seed is silent (ours; docs/rules/necromancers.md#where-the-seed-is-silent):
 - Turn order: every seat rolls one die, in seat order; seats that tie re-roll among
   themselves, in seat order, until none tie; highest first. The rolls are kept in
   `order_rolls` and the "turn_order" event.
@@ -28,61 +28,22 @@ Where the seed is silent (ours):
   choice is lost and the attacker's remaining dice may only revive or heal.
 """
 
-import copy
 from typing import Any
 
-from service.games.kernel.prompts import Prompt
-from service.games.kernel.protocol import Action, Event, IllegalAction, Outcome, match_legal
-from service.games.kernel.rng import SplitMix64
+from service.games.kernel.protocol import Action, Event, Outcome
 from service.games.necromancers.content import NECROMANCER, TROOPS, Ruleset
-from service.games.necromancers.state import Die, Necromancer, State, copy_state
+from service.games.necromancers.state import Die, Necromancer, State
 
 
-def _roll(state: State, faces: int) -> int:
-    rng = SplitMix64(state.rng)
-    value = rng.die(faces)
-    state.rng = rng.state
-    return value
-
-
-def _roll_order(rules: Ruleset, state: State, seats: list[int]) -> list[int]:
-    rolls = [[seat, _roll(state, rules.die_faces)] for seat in seats]
+def roll_order(rules: Ruleset, state: State, seats: list[int]) -> list[int]:
+    """Every seat in `seats` rolls, in seat order; tied seats roll again among themselves."""
+    rolls = [[seat, state.die(rules.die_faces)] for seat in seats]
     state.order_rolls.append(rolls)
     order: list[int] = []
     for value in sorted({roll for _, roll in rolls}, reverse=True):
         tied = [seat for seat, roll in rolls if roll == value]
-        order += tied if len(tied) == 1 else _roll_order(rules, state, tied)
+        order += tied if len(tied) == 1 else roll_order(rules, state, tied)
     return order
-
-
-def setup(rules: Ruleset, seed: int, seats: int) -> State:
-    state = State(
-        ruleset=rules.id,
-        seed=seed,
-        rng=seed,
-        order_rolls=[],
-        order=[],
-        necromancers=[
-            Necromancer(seat, rules.lives, rules.skeletons, rules.zombies) for seat in range(seats)
-        ],
-        turn=1,
-        current=0,
-        phase="target",
-        target=None,
-        dice=[],
-        defence=None,
-        eliminated=[],
-    )
-    state.order = _roll_order(rules, state, list(range(seats)))
-    state.current = state.order[0]
-    return state
-
-
-def setup_events(state: State) -> list[Event]:
-    return [
-        Event("turn_order", {"rolls": copy.deepcopy(state.order_rolls), "order": state.order}),
-        Event("turn_start", {"seat": state.current, "turn": state.turn}),
-    ]
 
 
 def to_act(state: State) -> list[int]:
@@ -92,13 +53,6 @@ def to_act(state: State) -> list[int]:
         assert state.target is not None
         return [state.target]
     return [state.current]
-
-
-def prompt(rules: Ruleset, state: State, seat: int) -> Prompt | None:
-    """The attacker's `target` or `resolve` prompt, or the defender's `defend` prompt."""
-    if seat not in to_act(state):
-        return None
-    return Prompt(state.phase, legal_actions(rules, state, seat))
 
 
 def _cap(rules: Ruleset, what: str) -> int:
@@ -132,67 +86,32 @@ def die_actions(rules: Ruleset, state: State, index: int) -> list[Action]:
     return actions
 
 
-def legal_actions(rules: Ruleset, state: State, seat: int) -> list[Action]:
-    if seat not in to_act(state):
-        return []
-    if state.phase == "target":
-        # Enemies in turn order starting after the attacker, so the first is the next to play.
-        alive = state.alive_seats()
-        start = alive.index(seat)
-        enemies = alive[start + 1 :] + alive[:start]
-        return [{"type": "target", "seat": enemy} for enemy in enemies]
-    pending = [i for i, die in enumerate(state.dice) if die.status == "pending"]
-    if state.phase == "defend":
-        return [{"type": "cancel", "die": i} for i in pending]
-    return [action for i in pending for action in die_actions(rules, state, i)]
-
-
-def apply(rules: Ruleset, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    if state.phase == "over":
-        raise IllegalAction("the match is over")
-    if seat not in to_act(state):
-        raise IllegalAction(f"seat {seat} may not act now; waiting for {to_act(state)}")
-    chosen = match_legal(legal_actions(rules, state, seat), action)
-    new = copy_state(state)
-    events: list[Event] = []
-    if chosen["type"] == "target":
-        _attack(rules, new, chosen["seat"], events)
-    elif chosen["type"] == "cancel":
-        _cancel(new, chosen["die"], events)
-        _continue(rules, new, events)
-    else:
-        _resolve(rules, new, chosen, events)
-        if new.phase != "over":
-            _continue(rules, new, events)
-    return new, events
-
-
-def _attack(rules: Ruleset, state: State, target: int, events: list[Event]) -> None:
+def attack(rules: Ruleset, state: State, target: int, events: list[Event]) -> None:
     state.target = target
     events.append(Event("target_chosen", {"seat": state.current, "target": target}))
     attacker = state.necromancers[state.current]
     count = 2 if attacker.skeletons > 0 and attacker.zombies > 0 else 1
-    state.dice = [Die(_roll(state, rules.die_faces)) for _ in range(count)]
+    state.dice = [Die(state.die(rules.die_faces)) for _ in range(count)]
     faces = [die.face for die in state.dice]
     events.append(Event("attack_roll", {"seat": state.current, "dice": faces}))
-    state.defence = _roll(state, rules.die_faces)
+    state.defence = state.die(rules.die_faces)
     events.append(Event("defence_roll", {"seat": target, "die": state.defence}))
     beaten = [i for i, face in enumerate(faces) if state.defence > face]
     if len(beaten) == 2 and faces[0] != faces[1]:
         state.phase = "defend"
         return
     if beaten:
-        _cancel(state, beaten[-1], events)
-    _continue(rules, state, events)
+        cancel(state, beaten[-1], events)
+    go_on(rules, state, events)
 
 
-def _cancel(state: State, index: int, events: list[Event]) -> None:
+def cancel(state: State, index: int, events: list[Event]) -> None:
     die = state.dice[index]
     die.status = "cancelled"
     events.append(Event("die_cancelled", {"seat": state.target, "die": index, "face": die.face}))
 
 
-def _continue(rules: Ruleset, state: State, events: list[Event]) -> None:
+def go_on(rules: Ruleset, state: State, events: list[Event]) -> None:
     """Go on resolving; drop dice with no legal use; end the turn when no die is pending."""
     state.phase = "resolve"
     for index, die in enumerate(state.dice):
@@ -202,7 +121,7 @@ def _continue(rules: Ruleset, state: State, events: list[Event]) -> None:
                 Event("die_lost", {"seat": state.current, "die": index, "face": die.face})
             )
     if all(die.status != "pending" for die in state.dice):
-        _end_turn(state, events)
+        end_turn(state, events)
 
 
 def _after(state: State, seat: int) -> int:
@@ -212,7 +131,7 @@ def _after(state: State, seat: int) -> int:
     return next(s for s in following if state.necromancers[s].alive)
 
 
-def _end_turn(state: State, events: list[Event]) -> None:
+def end_turn(state: State, events: list[Event]) -> None:
     state.current = _after(state, state.current)
     state.turn += 1
     state.phase = "target"
@@ -222,7 +141,7 @@ def _end_turn(state: State, events: list[Event]) -> None:
     events.append(Event("turn_start", {"seat": state.current, "turn": state.turn}))
 
 
-def _resolve(rules: Ruleset, state: State, action: Action, events: list[Event]) -> None:
+def resolve(rules: Ruleset, state: State, action: Action, events: list[Event]) -> None:
     assert state.target is not None
     index: int = action["die"]
     die = state.dice[index]
@@ -254,10 +173,10 @@ def _damage(state: State, target: Necromancer, action: Action, events: list[Even
     data: dict[str, Any] = {"seat": target.seat, "die": action["die"], "aimed": aimed}
     events.append(Event("damage", {**data, **hits}))
     if not target.alive:
-        _fall(state, target.seat, state.current, events)
+        fall(state, target.seat, state.current, events)
 
 
-def _fall(state: State, seat: int, by: int | None, events: list[Event]) -> None:
+def fall(state: State, seat: int, by: int | None, events: list[Event]) -> None:
     """`seat` is out (`by` None when he resigned); with one necromancer left the match ends."""
     state.eliminated.append(seat)
     events.append(Event("eliminated", {"seat": seat, "by": by}))
@@ -268,24 +187,6 @@ def _fall(state: State, seat: int, by: int | None, events: list[Event]) -> None:
         events.append(Event("game_over", dict(result)))
 
 
-def resign(rules: Ruleset, state: State, seat: int) -> tuple[State, list[Event]]:
-    if state.phase == "over":
-        raise IllegalAction("the match is over")
-    if seat not in state.alive_seats():
-        raise IllegalAction(f"seat {seat} is not in the match")
-    new = copy_state(state)
-    events = [Event("resigned", {"seat": seat})]
-    new.necromancers[seat].lives = 0
-    _fall(new, seat, None, events)
-    if new.phase == "over":
-        return new, events
-    if new.current == seat:
-        _end_turn(new, events)
-    elif new.target == seat:
-        _continue(rules, new, events)
-    return new, events
-
-
 def outcome(state: State) -> Outcome | None:
     if state.phase != "over":
         return None
@@ -293,31 +194,4 @@ def outcome(state: State) -> Outcome | None:
     return {
         "winners": [winner],
         "ranking": [[winner], *([seat] for seat in reversed(state.eliminated))],
-    }
-
-
-def public_view(state: State) -> dict[str, Any]:
-    """Everything in this game is public except the generator state and the seed."""
-    return {
-        "ruleset": state.ruleset,
-        "order_rolls": copy.deepcopy(state.order_rolls),
-        "order": list(state.order),
-        "turn": state.turn,
-        "current": state.current,
-        "phase": state.phase,
-        "target": state.target,
-        "dice": [{"face": die.face, "status": die.status} for die in state.dice],
-        "defence": state.defence,
-        "necromancers": [
-            {
-                "seat": n.seat,
-                "lives": n.lives,
-                "skeletons": n.skeletons,
-                "zombies": n.zombies,
-                "alive": n.alive,
-            }
-            for n in state.necromancers
-        ],
-        "eliminated": list(state.eliminated),
-        "to_act": to_act(state),
     }
