@@ -6,6 +6,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store.database import one_statement
+from service.store.params import Statement
 
 
 @dataclass(frozen=True)
@@ -65,26 +66,26 @@ async def set_response(
 
 
 # The tail of a write statement that stores its key's answer along with its change, given the
-# statement's CTE `moved` (the changed row, with its player_id) and its last three parameters.
+# statement's CTE `moved` (the changed row, with its player_id); `write_keeping` names its values.
 KEEP_ANSWER = """
     INSERT INTO idempotency_keys (player_id, key, request_hash, response)
-    SELECT player_id, ${key}::text, ${hash}::bytea, ${answer}::bytea FROM moved
-     WHERE ${key}::text IS NOT NULL"""
-
-
-def keep_answer(first: int) -> str:
-    """KEEP_ANSWER for a statement whose key parameters start at `$first`."""
-    return KEEP_ANSWER.format(key=first, hash=first + 1, answer=first + 2)
+    SELECT player_id, :key::text, :request_hash::bytea, :answer::bytea FROM moved
+     WHERE :key::text IS NOT NULL"""
 
 
 async def write_keeping(
-    conn: asyncpg.Connection, kept: Kept | None, sql: str, *args: object
+    conn: asyncpg.Connection, kept: Kept | None, statement: Statement, **values: object
 ) -> object:
-    """Run a write statement that ends with `keep_answer(len(args) + 1)`; `KeyTaken` when the
-    key was stored meanwhile (the statement then wrote nothing)."""
-    values = (None, None, None) if kept is None else (kept.key, kept.request_hash, kept.response)
+    """Run a write statement that ends with KEEP_ANSWER, with its own `values`; `KeyTaken` when
+    the key was stored meanwhile (the statement then wrote nothing)."""
+    args = statement.args(
+        **values,
+        key=None if kept is None else kept.key,
+        request_hash=None if kept is None else kept.request_hash,
+        answer=None if kept is None else kept.response,
+    )
     try:
-        return await one_statement(conn, sql, *args, *values)
+        return await one_statement(conn, statement.sql, *args)
     except asyncpg.UniqueViolationError as exc:
         if exc.constraint_name == "idempotency_keys_pkey":
             raise KeyTaken from exc

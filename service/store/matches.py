@@ -14,7 +14,8 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb
-from service.store.idempotency import Kept, KeyRow, keep_answer, write_keeping
+from service.store.idempotency import KEEP_ANSWER, Kept, KeyRow, write_keeping
+from service.store.params import named
 
 Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
 
@@ -334,37 +335,42 @@ class Changes:
     events: Sequence[EventRow]
 
 
-_SAVE = f"""
+_SAVE = named(f"""
 WITH moved AS (
     UPDATE matches SET
-        status = $3, version = $4, last_seq = $5, state = $6::jsonb, outcome = $7::jsonb,
+        status = :status, version = :version, last_seq = :last_seq, state = :state::jsonb,
+        outcome = :outcome::jsonb,
         due_at = CASE
-            WHEN $3 NOT IN ('waiting', 'active') THEN NULL
-            WHEN NOT $9 THEN due_at
-            WHEN $8::float8 IS NULL THEN NULL
-            ELSE now() + make_interval(secs => $8::float8)
+            WHEN :status NOT IN ('waiting', 'active') THEN NULL
+            WHEN NOT :reset_due THEN due_at
+            WHEN :due_in_seconds::float8 IS NULL THEN NULL
+            ELSE now() + make_interval(secs => :due_in_seconds::float8)
         END,
-        finished_at = CASE WHEN $3 IN ('finished', 'expired') THEN now() ELSE finished_at END
-     WHERE match_id = $1 AND version = $2 AND last_seq = $24
-    RETURNING match_id, $10::uuid AS player_id),
+        finished_at = CASE WHEN :status IN ('finished', 'expired') THEN now() ELSE finished_at END
+     WHERE match_id = :match_id AND version = :read_version AND last_seq = :read_last_seq
+    RETURNING match_id, :player_id::uuid AS player_id),
 prompted AS (
     UPDATE match_seats s SET guard = p.guard, prompt = p.prompt
-      FROM moved, unnest($11::int[], $12::int[], $13::text[]) AS p (seat, guard, prompt)
+      FROM moved, unnest(:prompt_seats::int[], :prompt_guards::int[], :prompts::text[])
+               AS p (seat, guard, prompt)
      WHERE s.match_id = moved.match_id AND s.seat = p.seat),
 acted AS (
     INSERT INTO match_actions (match_id, version, seat, action, source)
     SELECT moved.match_id, a.version, a.seat, a.action, a.source
-      FROM moved, unnest($14::int[], $15::int[], $16::jsonb[], $17::text[])
+      FROM moved, unnest(:action_versions::int[], :action_seats::int[], :actions::jsonb[],
+                         :action_sources::text[])
                AS a (version, seat, action, source)),
 told AS (
     INSERT INTO match_events (match_id, seq, version, kind, data, visible_to)
     SELECT moved.match_id, e.seq, e.version, e.kind, e.data, e.visible_to::int[]
-      FROM moved, unnest($18::bigint[], $19::int[], $20::text[], $21::jsonb[], $22::text[])
+      FROM moved, unnest(:event_seqs::bigint[], :event_versions::int[], :event_kinds::text[],
+                         :event_data::jsonb[], :event_visible_to::text[])
                AS e (seq, version, kind, data, visible_to)),
-kept AS ({keep_answer(25)})
-SELECT count(*), (SELECT pg_notify('{CHANNEL}', $23) FROM moved WHERE $23::text IS NOT NULL)
+kept AS ({KEEP_ANSWER})
+SELECT count(*),
+       (SELECT pg_notify('{CHANNEL}', :notify) FROM moved WHERE :notify::text IS NOT NULL)
   FROM moved
-"""
+""")
 
 
 def _array(seats: list[int] | None) -> str | None:
@@ -386,30 +392,30 @@ async def save(
         conn,
         kept,
         _SAVE,
-        read.match_id,
-        read.version,
-        changes.status,
-        changes.version,
-        changes.last_seq,
-        jsonb.dumps(changes.state),
-        None if changes.outcome is None else jsonb.dumps(changes.outcome),
-        changes.due_in_seconds,
-        changes.reset_due,
-        player_id,
-        [seat for seat, _, _ in changes.prompts],
-        [guard for _, guard, _ in changes.prompts],
-        [prompt for _, _, prompt in changes.prompts],
-        [a.version for a in changes.actions],
-        [a.seat for a in changes.actions],
-        [jsonb.dumps(a.action) for a in changes.actions],
-        [a.source for a in changes.actions],
-        [e.seq for e in events],
-        [e.version for e in events],
-        [e.kind for e in events],
-        [jsonb.dumps(e.data) for e in events],
-        [_array(e.visible_to) for e in events],
-        f"{read.match_id}:{changes.last_seq}" if events else None,
-        read.last_seq,
+        match_id=read.match_id,
+        read_version=read.version,
+        read_last_seq=read.last_seq,
+        status=changes.status,
+        version=changes.version,
+        last_seq=changes.last_seq,
+        state=jsonb.dumps(changes.state),
+        outcome=None if changes.outcome is None else jsonb.dumps(changes.outcome),
+        due_in_seconds=changes.due_in_seconds,
+        reset_due=changes.reset_due,
+        player_id=player_id,
+        prompt_seats=[seat for seat, _, _ in changes.prompts],
+        prompt_guards=[guard for _, guard, _ in changes.prompts],
+        prompts=[prompt for _, _, prompt in changes.prompts],
+        action_versions=[a.version for a in changes.actions],
+        action_seats=[a.seat for a in changes.actions],
+        actions=[jsonb.dumps(a.action) for a in changes.actions],
+        action_sources=[a.source for a in changes.actions],
+        event_seqs=[e.seq for e in events],
+        event_versions=[e.version for e in events],
+        event_kinds=[e.kind for e in events],
+        event_data=[jsonb.dumps(e.data) for e in events],
+        event_visible_to=[_array(e.visible_to) for e in events],
+        notify=f"{read.match_id}:{changes.last_seq}" if events else None,
     )
     return bool(moved)
 

@@ -9,7 +9,8 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb
-from service.store.idempotency import Kept, KeyRow, keep_answer, write_keeping
+from service.store.idempotency import KEEP_ANSWER, Kept, KeyRow, write_keeping
+from service.store.params import named
 
 _NAMES = (
     "run_id",
@@ -178,15 +179,17 @@ async def save_shop(
 ) -> bool:
     """Store the shop if the run is still at `version`, and the key's answer with it; False
     when the run moved on since it was read (nothing is written then)."""
-    moved = await write_keeping(conn, kept, _SAVE_SHOP, run_id, version, jsonb.dumps(shop))
+    moved = await write_keeping(
+        conn, kept, _SAVE_SHOP, run_id=run_id, version=version, shop=jsonb.dumps(shop)
+    )
     return bool(moved)
 
 
-_SAVE_SHOP = f"""
+_SAVE_SHOP = named(f"""
 WITH moved AS (
-    UPDATE runs SET shop = $3::jsonb, updated_at = now(), version = version + 1
-     WHERE run_id = $1 AND version = $2
+    UPDATE runs SET shop = :shop::jsonb, updated_at = now(), version = version + 1
+     WHERE run_id = :run_id AND version = :version
     RETURNING player_id),
-kept AS ({keep_answer(4)})
+kept AS ({KEEP_ANSWER})
 SELECT count(*) FROM moved
-"""
+""")

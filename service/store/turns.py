@@ -12,7 +12,8 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb, stats
-from service.store.idempotency import Kept, keep_answer, write_keeping
+from service.store.idempotency import KEEP_ANSWER, Kept, write_keeping
+from service.store.params import named
 
 
 @dataclass(frozen=True)
@@ -51,25 +52,27 @@ class Turn:
     shard: int
 
 
-_SAVE = f"""
+_SAVE = named(f"""
 WITH moved AS (
-    UPDATE runs SET status = $3, lives = $4, wins = $5, shop = $6::jsonb, rating_change = $7,
-           updated_at = now(), version = version + 1,
-           met = CASE WHEN $16::uuid IS NULL THEN met ELSE array_append(met, $16::uuid) END,
-           ended_at = CASE WHEN $3 = 'shopping' THEN NULL ELSE now() END
-     WHERE run_id = $1 AND version = $2
+    UPDATE runs SET status = :status, lives = :lives, wins = :wins, shop = :shop::jsonb,
+           rating_change = :rating_pending, updated_at = now(), version = version + 1,
+           met = CASE WHEN :ghost_player_id::uuid IS NULL THEN met
+                      ELSE array_append(met, :ghost_player_id::uuid) END,
+           ended_at = CASE WHEN :status = 'shopping' THEN NULL ELSE now() END
+     WHERE run_id = :run_id AND version = :version
     RETURNING run_id, player_id, ruleset, rating_at_start),
 own AS (
     INSERT INTO snapshots (snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives,
                            warband, is_bot)
-    SELECT $8::bigint, run_id, player_id, $9::int, ruleset, rating_at_start, $10::int, $11::int,
-           $12::jsonb, false
+    SELECT :snapshot_id::bigint, run_id, player_id, :round::int, ruleset, rating_at_start,
+           :wins_before::int, :lives_before::int, :warband::jsonb, false
       FROM moved),
 bot AS (
     INSERT INTO snapshots (snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives,
                            warband, is_bot)
-    SELECT $13::bigint, NULL, NULL, $9::int, ruleset, rating_at_start, 0, 0, $14::jsonb, true
-      FROM moved WHERE $14::jsonb IS NOT NULL),
+    SELECT :ghost_snapshot_id::bigint, NULL, NULL, :round::int, ruleset, rating_at_start, 0, 0,
+           :bot_warband::jsonb, true
+      FROM moved WHERE :bot_warband::jsonb IS NOT NULL),
 -- The battle names each snapshot by its key: the player's and a bot's are written here, at
 -- now() like the battle; a player's ghost by the key the pairing query found it under.
 fought AS (
@@ -78,32 +81,33 @@ fought AS (
                          pairing, rating_gap, pairing_ms, winner, rolls, health_player,
                          health_ghost, rating_change, lives_after, wins_after, status_after,
                          rating_pending)
-    SELECT $15::bigint, run_id, $9::int, $8::bigint, now(), $13::bigint,
-           coalesce($32::timestamptz, now()),
-           $16::uuid, ruleset,
-           $17::numeric, $18::text, $19::int, $20::real, $21::text, $22::int, $23::int, $24::int,
-           $25::float8, $4, $5, $3, $7
+    SELECT :battle_id::bigint, run_id, :round::int, :snapshot_id::bigint, now(),
+           :ghost_snapshot_id::bigint, coalesce(:ghost_snapshot_at::timestamptz, now()),
+           :ghost_player_id::uuid, ruleset,
+           :seed::numeric, :pairing::text, :rating_gap::int, :pairing_ms::real, :winner::text,
+           :rolls::int, :health_player::int, :health_ghost::int,
+           :rating_change::float8, :lives, :wins, :status, :rating_pending
       FROM moved),
 rated AS (
-    UPDATE players p SET rating = p.rating + $26::int
-      FROM moved WHERE p.player_id = moved.player_id AND $26::int IS NOT NULL),
+    UPDATE players p SET rating = p.rating + :rating_settled::int
+      FROM moved WHERE p.player_id = moved.player_id AND :rating_settled::int IS NOT NULL),
 pooled AS (
     INSERT INTO pool_counts (ruleset, round, hour, shard, snapshots)
-    SELECT ruleset, $9::int, date_trunc('hour', now()), $27::smallint, 1 FROM moved
+    SELECT ruleset, :round::int, date_trunc('hour', now()), :shard::smallint, 1 FROM moved
     ON CONFLICT (ruleset, round, hour, shard)
     DO UPDATE SET snapshots = pool_counts.snapshots + 1),
 paired AS (
     INSERT INTO pairing_stats (hour, round, rung, shard, pairings, gap_buckets, ms_buckets)
-    SELECT date_trunc('hour', now()), $9::int, $18::text, $27::smallint, 1, $28::bigint[],
-           $29::bigint[]
+    SELECT date_trunc('hour', now()), :round::int, :pairing::text, :shard::smallint, 1,
+           :gap_buckets::bigint[], :ms_buckets::bigint[]
       FROM moved
     ON CONFLICT (hour, round, rung, shard) DO UPDATE SET
         pairings = pairing_stats.pairings + 1,
-        gap_buckets[$30::int] = pairing_stats.gap_buckets[$30::int] + 1,
-        ms_buckets[$31::int] = pairing_stats.ms_buckets[$31::int] + 1),
-kept AS ({keep_answer(33)})
+        gap_buckets[:gap_index::int] = pairing_stats.gap_buckets[:gap_index::int] + 1,
+        ms_buckets[:ms_index::int] = pairing_stats.ms_buckets[:ms_index::int] + 1),
+kept AS ({KEEP_ANSWER})
 SELECT count(*) FROM moved
-"""
+""")
 
 
 async def save(conn: asyncpg.Connection, turn: Turn, kept: Kept | None) -> bool:
@@ -114,37 +118,37 @@ async def save(conn: asyncpg.Connection, turn: Turn, kept: Kept | None) -> bool:
         conn,
         kept,
         _SAVE,
-        turn.run_id,
-        turn.version,
-        turn.status,
-        turn.lives,
-        turn.wins,
-        jsonb.dumps(turn.shop),
-        turn.rating_pending,
-        turn.snapshot_id,
-        turn.round,
-        turn.wins_before,
-        turn.lives_before,
-        jsonb.dumps(turn.warband),
-        turn.ghost_snapshot_id,
-        None if turn.bot_warband is None else jsonb.dumps(turn.bot_warband),
-        turn.battle_id,
-        turn.ghost_player_id,
-        turn.seed,
-        turn.pairing,
-        turn.rating_gap,
-        turn.pairing_ms,
-        turn.winner,
-        turn.rolls,
-        turn.health_player,
-        turn.health_ghost,
-        turn.rating_change,
-        turn.rating_settled,
-        turn.shard % stats.SHARDS,
-        stats.one_hot(len(stats.GAP_BOUNDS) + 1, gap_index),
-        stats.one_hot(len(stats.MS_BOUNDS) + 1, ms_index),
-        gap_index,
-        ms_index,
-        turn.ghost_snapshot_at,
+        run_id=turn.run_id,
+        version=turn.version,
+        status=turn.status,
+        lives=turn.lives,
+        wins=turn.wins,
+        shop=jsonb.dumps(turn.shop),
+        rating_pending=turn.rating_pending,
+        snapshot_id=turn.snapshot_id,
+        round=turn.round,
+        wins_before=turn.wins_before,
+        lives_before=turn.lives_before,
+        warband=jsonb.dumps(turn.warband),
+        ghost_snapshot_id=turn.ghost_snapshot_id,
+        bot_warband=None if turn.bot_warband is None else jsonb.dumps(turn.bot_warband),
+        battle_id=turn.battle_id,
+        ghost_player_id=turn.ghost_player_id,
+        seed=turn.seed,
+        pairing=turn.pairing,
+        rating_gap=turn.rating_gap,
+        pairing_ms=turn.pairing_ms,
+        winner=turn.winner,
+        rolls=turn.rolls,
+        health_player=turn.health_player,
+        health_ghost=turn.health_ghost,
+        rating_change=turn.rating_change,
+        rating_settled=turn.rating_settled,
+        shard=turn.shard % stats.SHARDS,
+        gap_buckets=stats.one_hot(len(stats.GAP_BOUNDS) + 1, gap_index),
+        ms_buckets=stats.one_hot(len(stats.MS_BOUNDS) + 1, ms_index),
+        gap_index=gap_index,
+        ms_index=ms_index,
+        ghost_snapshot_at=turn.ghost_snapshot_at,
     )
     return bool(moved)
