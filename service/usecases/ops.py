@@ -163,7 +163,8 @@ def _timeline(rows: Sequence[PairingRow], now: datetime) -> list[HourHealth]:
 
 
 async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds) -> Matchmaking:
-    """Per round and per game, the figures an operator watches (DESIGN §1, ops dashboard)."""
+    """Per round and per game, the figures an operator watches
+    (docs/operations.md#matchmaking-health)."""
     now = datetime.now(UTC)
     hour_start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
     depth = await stats.pool_depth(pool, DEFAULT_RULESET, ttl_seconds)

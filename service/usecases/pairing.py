@@ -1,4 +1,4 @@
-"""Choosing the ghost (DESIGN §4.4): a ladder of ever wider searches, then a bot.
+"""Choosing the ghost (docs/rules/cryptids.md#pairing): a ladder of ever wider searches, then a bot.
 
 Same round and ruleset, never the player, never an opponent already met in this run, only
 fresh snapshots; the nearest rating with the band widening through the ruleset's

@@ -1,4 +1,7 @@
-"""A run's own rules (DESIGN §4.3, §4.4): lives, wins, status, and what a battle is worth."""
+"""A run's own rules: lives, wins, status, and what a battle is worth.
+
+The rules: docs/rules/cryptids.md#a-run-lives-wins-and-rounds and docs/rules/cryptids.md#rating.
+"""
 
 import pytest
 

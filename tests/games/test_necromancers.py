@@ -1,4 +1,5 @@
-"""Duelo de Nigromantes: one test per rule of DESIGN §5.1.
+"""Duelo de Nigromantes: one test per rule of docs/rules/necromancers.md, each group of tests
+under a comment naming the sections it covers.
 
 Dice are controlled honestly: a test asks for the generator state whose next d6 rolls are
 the faces it wants (found by searching SplitMix64 seeds) and puts it in the match state.
@@ -77,6 +78,7 @@ def damage(die: int, skeletons: int, zombies: int) -> Action:
 
 
 # --- content ---------------------------------------------------------------------------
+# docs/rules/necromancers.md#faces
 
 
 def test_face_table_is_data_with_every_face_of_the_die() -> None:
@@ -105,6 +107,7 @@ def test_face_table_is_validated(change: Any, message: str) -> None:
 
 
 # --- setup and turn order --------------------------------------------------------------
+# docs/rules/necromancers.md#players-and-troops docs/rules/necromancers.md#turn-order
 
 
 def test_each_necromancer_starts_with_six_lives_skeletons_and_zombies() -> None:
@@ -143,6 +146,7 @@ def test_turn_order_ties_are_rerolled_among_the_tied() -> None:
 
 
 # --- choosing a target -----------------------------------------------------------------
+# docs/rules/necromancers.md#choosing-the-target
 
 
 def test_target_is_one_living_enemy() -> None:
@@ -163,6 +167,7 @@ def test_only_the_turn_player_chooses_the_target() -> None:
 
 
 # --- attack and defence rolls ----------------------------------------------------------
+# docs/rules/necromancers.md#the-attack-roll docs/rules/necromancers.md#the-defence-roll
 
 
 def test_two_attack_dice_with_skeletons_and_zombies() -> None:
@@ -233,6 +238,9 @@ def test_beating_two_equal_dice_cancels_one_without_asking() -> None:
 
 
 # --- resolving the dice ----------------------------------------------------------------
+# docs/rules/necromancers.md#resolving-the-dice
+# docs/rules/necromancers.md#a-point-at-an-empty-troop-type
+# docs/rules/necromancers.md#caps-on-revive-and-heal
 
 
 @pytest.mark.parametrize("face", [1, 2, 3])
@@ -350,6 +358,8 @@ def test_dice_are_not_summed() -> None:
 
 
 # --- elimination and the end -----------------------------------------------------------
+# docs/rules/necromancers.md#elimination-and-the-winner
+# docs/rules/necromancers.md#when-the-target-falls-mid-turn
 
 
 def test_elimination() -> None:
@@ -414,6 +424,7 @@ def test_turns_pass_in_order_skipping_the_eliminated() -> None:
 
 
 # --- resigning -------------------------------------------------------------------------
+# docs/rules/necromancers.md#resigning
 
 
 def test_a_resigning_necromancer_falls_and_the_others_go_on() -> None:
@@ -459,6 +470,7 @@ def test_resigners_rank_by_the_order_of_falling() -> None:
 
 
 # --- views and bots --------------------------------------------------------------------
+# docs/rules/necromancers.md#what-everyone-sees docs/rules/necromancers.md#the-bot
 
 
 def test_view_shows_the_board_to_everyone_but_not_the_generator() -> None:

@@ -1,4 +1,7 @@
-"""The pairing ladder (DESIGN §4.4), each rung reached on purpose through end-turn."""
+"""The pairing ladder, each rung reached on purpose through end-turn.
+
+The rules: docs/rules/cryptids.md#pairing.
+"""
 
 from typing import Any
 

@@ -24,7 +24,7 @@ const ENEMY_TARGETS = new Set([
   "all_enemies", "random_enemy",
 ]);
 
-/** SplitMix64 over BigInt, state = seed (DESIGN §3). */
+/** SplitMix64 over BigInt, state = seed (docs/rules/cryptids.md#splitmix64-step-by-step). */
 export class SplitMix64 {
   constructor(seed) {
     const state = BigInt(seed);

@@ -1,4 +1,4 @@
-"""Críptidos: the pure battle engine, its content and replays (DESIGN §4).
+"""Críptidos: the pure battle engine, its content and replays (docs/rules/cryptids.md#inputs).
 
 The rules this package implements are written down in docs/rules/cryptids.md. ENGINE_BUILD says
 whether the compiled build of the engine runs or the pure-Python one (see `build`).

@@ -1,4 +1,5 @@
-"""Elo scoring of a run's battles (DESIGN §4.4): changes add up and apply when the run ends."""
+"""Elo scoring of a run's battles (docs/rules/cryptids.md#rating): changes add up and apply when
+the run ends."""
 
 import math
 

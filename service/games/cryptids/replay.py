@@ -1,7 +1,8 @@
 """Replays on the wire: plain dicts of ints, strings and lists, for JSON and msgpack.
 
-The shapes are documented in docs/rules/cryptids.md ("Replay"); keep the two in step. The
-event types below are that table as types, so that the OpenAPI document describes each event.
+The shapes are documented in docs/rules/cryptids.md#replay-and-result-on-the-wire; keep the
+two in step. The event types below are that table as types, so that the OpenAPI document
+describes each event.
 """
 
 from collections.abc import Sequence

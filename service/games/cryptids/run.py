@@ -1,5 +1,5 @@
-"""A run's own rules (DESIGN §4.3, §4.4): its battle seeds, the score of a battle, and where a
-battle leaves the run's lives, wins and status.
+"""A run's own rules (docs/rules/cryptids.md#a-run-lives-wins-and-rounds): its battle seeds,
+the score of a battle, and where a battle leaves the run's lives, wins and status.
 """
 
 from dataclasses import dataclass

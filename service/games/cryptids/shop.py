@@ -1,4 +1,5 @@
-"""The shop between battles (DESIGN §4.3): seeded offers, gold, buying, merging, arranging.
+"""The shop between battles: seeded offers, gold, buying, merging, arranging
+(docs/rules/cryptids.md#the-shop).
 
 Pure and deterministic: the offers of (run seed, round, reroll count) are always the same, so
 the server can be the only authority on what a warband may contain. Every move returns a new
@@ -12,7 +13,7 @@ from typing import Any
 from service.games.cryptids.content import Ruleset, Species
 from service.games.kernel.rng import SplitMix64, one_way_seed
 
-# Sub-seed salts, published in docs/rules/cryptids.md ("The shop").
+# Sub-seed salts, published in docs/rules/cryptids.md#sub-seeds.
 SHOP_SALT = "cryptids:shop:{round}:{rerolls}"
 BOT_SALT = "cryptids:bot:{round}"
 
