@@ -1,4 +1,7 @@
-"""Idempotency keys: one row per (player, key), holding the request's hash and the answer."""
+"""Idempotency keys: one row per (player, key), holding the hash of the request that claimed the
+key and, once it is done, its answer (the column `response`). The words used here are those of
+service/usecases/idempotency.py, which explains them.
+"""
 
 from dataclasses import dataclass
 from uuid import UUID
@@ -10,29 +13,24 @@ from service.store.params import Statement
 
 
 @dataclass(frozen=True)
-class KeyRow:
+class KeptAnswer:
     request_hash: bytes
-    response: bytes | None
+    answer: bytes | None
 
 
-class KeyTaken(Exception):
-    """A write's key was stored by another request between the write's read and its statement:
-    nothing was written; read again to learn whose it is."""
+class KeyClaimed(Exception):
+    """Raised by `write_keeping`: nothing was written."""
 
 
 @dataclass(frozen=True)
-class Kept:
-    """A key and its answer, stored by a write in its own statement (only if the write applies)."""
-
+class AnswerToKeep:
     key: str
     request_hash: bytes
-    response: bytes
+    answer: bytes
 
 
-async def try_insert(
-    conn: asyncpg.Connection, player_id: UUID, key: str, request_hash: bytes
-) -> bool:
-    """True when this transaction now owns the key; a concurrent owner makes us wait for it."""
+async def claim(conn: asyncpg.Connection, player_id: UUID, key: str, request_hash: bytes) -> bool:
+    """True when this transaction now holds the key; a concurrent holder makes us wait for it."""
     inserted = await conn.fetchval(
         """
         INSERT INTO idempotency_keys (player_id, key, request_hash) VALUES ($1, $2, $3)
@@ -45,27 +43,25 @@ async def try_insert(
     return bool(inserted)
 
 
-async def get(conn: asyncpg.Connection, player_id: UUID, key: str) -> KeyRow:
+async def get(conn: asyncpg.Connection, player_id: UUID, key: str) -> KeptAnswer:
     row = await conn.fetchrow(
         "SELECT request_hash, response FROM idempotency_keys WHERE player_id = $1 AND key = $2",
         player_id,
         key,
     )
-    return KeyRow(bytes(row["request_hash"]), row["response"])
+    return KeptAnswer(bytes(row["request_hash"]), row["response"])
 
 
-async def set_response(
-    conn: asyncpg.Connection, player_id: UUID, key: str, response: bytes
-) -> None:
+async def keep(conn: asyncpg.Connection, player_id: UUID, key: str, answer: bytes) -> None:
     await conn.execute(
         "UPDATE idempotency_keys SET response = $3 WHERE player_id = $1 AND key = $2",
         player_id,
         key,
-        response,
+        answer,
     )
 
 
-# The tail of a write statement that stores its key's answer along with its change, given the
+# The tail of a write statement that keeps an answer along with its change, given the
 # statement's CTE `moved` (the changed row, with its player_id); `write_keeping` names its values.
 KEEP_ANSWER = """
     INSERT INTO idempotency_keys (player_id, key, request_hash, response)
@@ -74,19 +70,22 @@ KEEP_ANSWER = """
 
 
 async def write_keeping(
-    conn: asyncpg.Connection, kept: Kept | None, statement: Statement, **values: object
+    conn: asyncpg.Connection,
+    to_keep: AnswerToKeep | None,
+    statement: Statement,
+    **values: object,
 ) -> object:
-    """Run a write statement that ends with KEEP_ANSWER, with its own `values`; `KeyTaken` when
-    the key was stored meanwhile (the statement then wrote nothing)."""
+    """Run a write statement that ends with KEEP_ANSWER, with its own `values`; `KeyClaimed`
+    when another request claimed the key meanwhile."""
     args = statement.args(
         **values,
-        key=None if kept is None else kept.key,
-        request_hash=None if kept is None else kept.request_hash,
-        answer=None if kept is None else kept.response,
+        key=None if to_keep is None else to_keep.key,
+        request_hash=None if to_keep is None else to_keep.request_hash,
+        answer=None if to_keep is None else to_keep.answer,
     )
     try:
         return await one_statement(conn, statement.sql, *args)
     except asyncpg.UniqueViolationError as exc:
         if exc.constraint_name == "idempotency_keys_pkey":
-            raise KeyTaken from exc
+            raise KeyClaimed from exc
         raise

@@ -14,7 +14,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb
-from service.store.idempotency import KEEP_ANSWER, Kept, KeyRow, write_keeping
+from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, KeptAnswer, write_keeping
 from service.store.params import named
 
 Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
@@ -280,12 +280,12 @@ async def list_waiting(conn: Conn, player_id: UUID, limit: int) -> list[ListedMa
 
 @dataclass(frozen=True)
 class ForWrite:
-    """What a write of a match reads in one round trip: the row, its seats, and the row of the
-    request's Idempotency-Key when it has one and the key is stored."""
+    """What a write of a match reads in one round trip: the row, its seats, and what is kept
+    under the request's Idempotency-Key when it has one and the key is claimed."""
 
     row: MatchRow
     seats: list[SeatRow]
-    kept: KeyRow | None
+    kept: KeptAnswer | None
 
 
 _FOR_WRITE = (
@@ -303,7 +303,7 @@ _FOR_WRITE = (
 async def for_write(
     conn: asyncpg.Connection, match_id: UUID, player_id: UUID, key: str | None, *, lock: bool
 ) -> ForWrite | None:
-    """The match, its seats and the key's row; with `lock`, the match stays locked until the
+    """The match, its seats and the key's kept answer; with `lock`, the match stays locked until the
     transaction ends."""
     row = await conn.fetchrow(
         _FOR_WRITE + (" FOR UPDATE OF m" if lock else ""), match_id, player_id, key
@@ -315,7 +315,7 @@ async def for_write(
         for seat, player, bot, loadout, guard, prompt in json.loads(row["seat_rows"])
     ]
     hashed = row["request_hash"]
-    kept = None if hashed is None else KeyRow(bytes(hashed), row["response"])
+    kept = None if hashed is None else KeptAnswer(bytes(hashed), row["response"])
     return ForWrite(_match(row), seats, kept)
 
 
@@ -382,15 +382,15 @@ async def save(
     read: MatchRow,
     changes: Changes,
     player_id: UUID | None = None,
-    kept: Kept | None = None,
+    to_keep: AnswerToKeep | None = None,
 ) -> bool:
-    """Store a write's changes, and `kept` under `player_id`, if the match is still at the
+    """Store a write's changes, and keep `to_keep` under `player_id`, if the match is still at the
     version and sequence it was `read` at; False (nothing stored) if it has moved. New events
     are NOTIFYed, which PostgreSQL delivers only on commit."""
     events = changes.events
     moved = await write_keeping(
         conn,
-        kept,
+        to_keep,
         _SAVE,
         match_id=read.match_id,
         read_version=read.version,

@@ -9,7 +9,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb
-from service.store.idempotency import KEEP_ANSWER, Kept, KeyRow, write_keeping
+from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, KeptAnswer, write_keeping
 from service.store.params import named
 
 _NAMES = (
@@ -114,10 +114,10 @@ class ForWrite:
     """What a write of a run reads in one round trip before it computes its change."""
 
     run: RunRow
-    # The row of the request's Idempotency-Key, when it has one and the key is stored.
-    kept: KeyRow | None
+    # What is kept under the request's Idempotency-Key, when it has one and the key is claimed.
+    kept: KeptAnswer | None
     # For an end-turn: the ghosts' players the run has fought, and the ids its battle and its
-    # snapshot will take (taken now, so that the answer stored with the key can name them).
+    # snapshot will take (taken now, so that the answer kept under the key can name them).
     met: list[UUID]
     battle_id: int
     snapshot_id: int
@@ -157,13 +157,15 @@ async def for_write(
     lock: bool,
     turn: bool,
 ) -> ForWrite | None:
-    """The player's run and its key's row; with `lock`, the run stays locked until the
+    """The player's run and its key's kept answer; with `lock`, the run stays locked until the
     transaction ends; with `turn`, what an end-turn needs besides."""
     row = await conn.fetchrow(_FOR_WRITE[turn, lock], run_id, player_id, key)
     if row is None:
         return None
     kept = (
-        None if row["request_hash"] is None else KeyRow(bytes(row["request_hash"]), row["response"])
+        None
+        if row["request_hash"] is None
+        else KeptAnswer(bytes(row["request_hash"]), row["response"])
     )
     return ForWrite(
         _row(row),
@@ -175,12 +177,16 @@ async def for_write(
 
 
 async def save_shop(
-    conn: asyncpg.Connection, run_id: UUID, version: int, shop: dict[str, Any], kept: Kept | None
+    conn: asyncpg.Connection,
+    run_id: UUID,
+    version: int,
+    shop: dict[str, Any],
+    to_keep: AnswerToKeep | None,
 ) -> bool:
-    """Store the shop if the run is still at `version`, and the key's answer with it; False
+    """Store the shop if the run is still at `version`, and keep `to_keep` with it; False
     when the run moved on since it was read (nothing is written then)."""
     moved = await write_keeping(
-        conn, kept, _SAVE_SHOP, run_id=run_id, version=version, shop=jsonb.dumps(shop)
+        conn, to_keep, _SAVE_SHOP, run_id=run_id, version=version, shop=jsonb.dumps(shop)
     )
     return bool(moved)
 

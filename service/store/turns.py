@@ -12,7 +12,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb, stats
-from service.store.idempotency import KEEP_ANSWER, Kept, write_keeping
+from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, write_keeping
 from service.store.params import named
 
 
@@ -110,13 +110,14 @@ SELECT count(*) FROM moved
 """)
 
 
-async def save(conn: asyncpg.Connection, turn: Turn, kept: Kept | None) -> bool:
-    """Write the turn if the run is still at `turn.version`; False (nothing written) if not."""
+async def save(conn: asyncpg.Connection, turn: Turn, to_keep: AnswerToKeep | None) -> bool:
+    """Write the turn, and keep `to_keep` with it, if the run is still at `turn.version`; False
+    (nothing written) if not."""
     gap_index = stats.bucket(stats.GAP_BOUNDS, turn.rating_gap)
     ms_index = stats.bucket(stats.MS_BOUNDS, turn.pairing_ms)
     moved = await write_keeping(
         conn,
-        kept,
+        to_keep,
         _SAVE,
         run_id=turn.run_id,
         version=turn.version,

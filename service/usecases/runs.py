@@ -195,7 +195,9 @@ async def start(
             )
             return _run_answer(row)
 
-        return await idempotency.once(conn, player_id, idempotency_key, "start-run", {}, write)
+        return await idempotency.write_once(
+            conn, player_id, idempotency_key, "start-run", {}, write
+        )
 
 
 async def get(pool: asyncpg.Pool, player_id: UUID, run_id: UUID) -> Run:
@@ -213,13 +215,13 @@ async def _for_write(
     conn: asyncpg.Connection,
     player_id: UUID,
     run_id: UUID,
-    claim: idempotency.Claim | None,
+    keyed: idempotency.KeyedRequest | None,
     *,
     lock: bool,
     turn: bool = False,
 ) -> runs.ForWrite:
     found = await runs.for_write(
-        conn, run_id, player_id, None if claim is None else claim.key, lock=lock, turn=turn
+        conn, run_id, player_id, None if keyed is None else keyed.key, lock=lock, turn=turn
     )
     if found is None:
         raise NotFound(f"no run {run_id}")
@@ -271,20 +273,20 @@ async def shop_move(
     pool: asyncpg.Pool, player_id: UUID, run_id: UUID, name: str, move: ShopMove, retry: Retry
 ) -> Run:
     """Apply one shop move to the run as it is; an illegal or stale move changes nothing."""
-    claim = idempotency.claim(retry.key, f"{name}:{run_id}", retry.request)
+    keyed = idempotency.keyed_request(retry.key, f"{name}:{run_id}", retry.request)
 
     async def attempt(conn: asyncpg.Connection, lock: bool) -> Run | None:
-        found = await _for_write(conn, player_id, run_id, claim, lock=lock)
-        kept: Run | None = idempotency.stored(claim, found.kept)
-        if kept is not None:
-            return kept
+        found = await _for_write(conn, player_id, run_id, keyed, lock=lock)
+        answered: Run | None = idempotency.answer_for_retry(keyed, found.kept)
+        if answered is not None:
+            return answered
         run = found.run
         _refuse_finished(run)
         _refuse_stale(run, retry.version)
         shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
         answer = _run_answer(dataclasses.replace(run, shop=shop, version=run.version + 1))
         saved = await runs.save_shop(
-            conn, run_id, run.version, shop, idempotency.keep(claim, answer)
+            conn, run_id, run.version, shop, idempotency.answer_to_keep(keyed, answer)
         )
         return answer if saved else None
 
@@ -334,19 +336,19 @@ async def end_turn(
             "say which turn this ends: send round (or version, or an Idempotency-Key),"
             " so that a retry cannot play the next round",
         )
-    claim = idempotency.claim(retry.key, f"end-turn:{run_id}", retry.request)
+    keyed = idempotency.keyed_request(retry.key, f"end-turn:{run_id}", retry.request)
 
     async def attempt(conn: asyncpg.Connection, lock: bool) -> TurnResult | None:
-        found = await _for_write(conn, player_id, run_id, claim, lock=lock, turn=True)
-        kept: TurnResult | None = idempotency.stored(claim, found.kept)
-        if kept is not None:
-            return kept
+        found = await _for_write(conn, player_id, run_id, keyed, lock=lock, turn=True)
+        answered: TurnResult | None = idempotency.answer_for_retry(keyed, found.kept)
+        if answered is not None:
+            return answered
         run = found.run
         shop = Shop.from_dict(run.shop)
         if round_ is None or round_ == shop.round:
             _refuse_finished(run)
             _refuse_stale(run, retry.version)
-            return await _fight(conn, found, shop, moves, order, abilities, policy, claim)
+            return await _fight(conn, found, shop, moves, order, abilities, policy, keyed)
         earlier = await battles.of_round(conn, run_id, round_) if round_ < shop.round else None
         if earlier is None:
             raise Illegal(
@@ -441,7 +443,7 @@ async def _fight(
     order: list[int] | None,
     abilities: list[int] | None,
     policy: PairingPolicy,
-    claim: idempotency.Claim | None,
+    keyed: idempotency.KeyedRequest | None,
 ) -> TurnResult | None:
     run = found.run
     ruleset = load_ruleset(run.ruleset)
@@ -503,7 +505,7 @@ async def _fight(
         rating_change=change,
         shard=run.run_id.int,
     )
-    if not await turns.save(conn, turn, idempotency.keep(claim, answer)):
+    if not await turns.save(conn, turn, idempotency.answer_to_keep(keyed, answer)):
         return None
     _count(paired)
     return answer

@@ -3,7 +3,7 @@
 The first attempt reads without a lock and outside a transaction: two round trips, the
 writing statement being its own commit. If another request changed the row between the read
 and the write, the statement writes nothing and the next attempt reads under the row's lock,
-in a transaction, so that it cannot lose again. A key stored meanwhile by a concurrent retry
+in a transaction, so that it cannot lose again. A key claimed meanwhile by a concurrent retry
 is found by reading again.
 """
 
@@ -13,7 +13,7 @@ from typing import TypeVar
 import asyncpg
 
 from service.store.database import transaction
-from service.store.idempotency import KeyTaken
+from service.store.idempotency import KeyClaimed
 from service.usecases.errors import Conflict
 
 T = TypeVar("T")
@@ -35,7 +35,7 @@ async def checked_write(pool: asyncpg.Pool, attempt: Attempt[T], what: str) -> T
             else:
                 async with transaction(pool) as conn:
                     answer = await attempt(conn, True)
-        except KeyTaken:
+        except KeyClaimed:
             continue
         if answer is not None:
             return answer

@@ -142,7 +142,7 @@ async def create(
             await progress.save(conn, _start_if_full(progress))
             return joined(match_id, creator, progress.version, progress.status)
 
-        return await idempotency.once(
+        return await idempotency.write_once(
             conn, player_id, idempotency_key, "create-match", request, write
         )
 
@@ -162,7 +162,7 @@ async def join(
 
         scope = f"join:{match_id}"
         request = {"loadout": loadout}
-        return await idempotency.once(conn, player_id, idempotency_key, scope, request, write)
+        return await idempotency.write_once(conn, player_id, idempotency_key, scope, request, write)
 
 
 async def _take_seat(

@@ -116,7 +116,7 @@ async def act(
     write lands only if the match has not moved since, and a refusal is decided again on a read.
     """
     request = {"version": version, "action": action}
-    claim = idempotency.claim(idempotency_key, f"match-action:{match_id}", request)
+    keyed = idempotency.keyed_request(idempotency_key, f"match-action:{match_id}", request)
 
     async def attempt(conn: asyncpg.Connection, lock: bool) -> Acted | None:
         if not lock and cache is not None and (cached := cache.get(match_id)) is not None:
@@ -126,13 +126,13 @@ async def act(
                 # The cached match may be behind the one that refuses, or not refuse at all.
                 cache.drop(match_id)
         found = await store.for_write(
-            conn, match_id, player_id, None if claim is None else claim.key, lock=lock
+            conn, match_id, player_id, None if keyed is None else keyed.key, lock=lock
         )
         if found is None:
             raise NotFound("no such match")
-        kept: ActionDone | None = idempotency.stored(claim, found.kept)
-        if kept is not None:
-            return Acted(kept, None)
+        answered: ActionDone | None = idempotency.answer_for_retry(keyed, found.kept)
+        if answered is not None:
+            return Acted(answered, None)
         return await decide(conn, found.row, found.seats)
 
     async def decide(conn: asyncpg.Connection, row: MatchRow, seats: list[SeatRow]) -> Acted | None:
@@ -151,8 +151,8 @@ async def act(
             raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
         bots_pending = progress.run_bots()
         answer = action_done(progress, seat)
-        kept_answer = idempotency.keep(claim, answer)
-        saved = await progress.save_if_unmoved(conn, bots_pending, player_id, kept_answer)
+        to_keep = idempotency.answer_to_keep(keyed, answer)
+        saved = await progress.save_if_unmoved(conn, bots_pending, player_id, to_keep)
         if cache is not None:
             if saved is None:
                 cache.drop(match_id)
@@ -188,6 +188,6 @@ async def resign(
             await progress.save(conn, progress.run_bots())
             return action_done(progress, seat)
 
-        return await idempotency.once(
+        return await idempotency.write_once(
             conn, player_id, idempotency_key, f"match-resign:{match_id}", {}, write
         )

@@ -21,7 +21,7 @@ from service.games.kernel.rng import one_way_seed
 from service.games.registry import get_game
 from service.runtime import metrics
 from service.store import matches as store
-from service.store.idempotency import Kept
+from service.store.idempotency import AnswerToKeep
 from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
 
 # Bot moves applied in one transaction; the sweeper plays the rest.
@@ -200,12 +200,13 @@ class Progress:
         conn: asyncpg.Connection,
         bots_pending: bool,
         player_id: UUID | None = None,
-        kept: Kept | None = None,
+        to_keep: AnswerToKeep | None = None,
     ) -> store.Changes | None:
         """Store everything this write did, in one statement, if the match is still as it was
-        read (and `kept` under `player_id`): the changes stored, or None when it has moved."""
+        read (and keep `to_keep` under `player_id`): the changes stored, or None when it has
+        moved."""
         changes = self.changes(bots_pending)
-        if not await store.save(conn, self.row, changes, player_id, kept):
+        if not await store.save(conn, self.row, changes, player_id, to_keep):
             return None
         self._count_actions()
         return changes
