@@ -2,7 +2,8 @@
 
 `pip install .` (or `-e`) compiles the modules of the battle's hot loop when a C compiler is
 found, and installs the pure-Python sources alone, with a one-line notice, when it is not or
-when CRYPTIDS_PURE=1. Everything else about the package is in pyproject.toml.
+when CRYPTIDS_PURE=1. A built package also carries schema.sql, copied from the top of the tree.
+Everything else about the package is in pyproject.toml.
 """
 
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 # The modules a battle runs through; the rest of the package stays Python.
 COMPILED = [
@@ -27,6 +29,9 @@ COMPILED = [
 GROUP = "cryptid_engine"
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop"}
 HERE = Path(__file__).resolve().parent
+# The schema's one source, at the top of the tree, and where the package reads its copy.
+SCHEMA = "schema.sql"
+PACKAGED_SCHEMA = "service/store/schema.sql"
 
 
 def _notice(reason: str) -> None:
@@ -82,4 +87,21 @@ class _OptionalBuildExt(build_ext):
             _remove_in_place_builds()
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})
+class _BuildPyWithSchema(build_py):
+    """The package's modules and data, and the schema as package data (service.store.database
+    reads it there). An editable install builds none of them: it reads the tree's schema.sql."""
+
+    def run(self) -> None:
+        super().run()
+        if not self.editable_mode:
+            self.copy_file(str(HERE / SCHEMA), str(Path(self.build_lib) / PACKAGED_SCHEMA))
+
+    def get_source_files(self) -> list[str]:
+        # What an sdist takes: the schema with the sources, so a build from it has it too.
+        return [*super().get_source_files(), SCHEMA]
+
+
+setup(
+    ext_modules=_extensions(),
+    cmdclass={"build_ext": _OptionalBuildExt, "build_py": _BuildPyWithSchema},
+)

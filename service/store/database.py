@@ -4,6 +4,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from importlib.resources import files
+from pathlib import Path
 
 import asyncpg
 import structlog
@@ -112,9 +113,21 @@ async def create_pool(
     )
 
 
+# The schema's one source is schema.sql at the top of the source tree. A built package carries
+# a copy as package data (setup.py); an editable install has none and reads the tree's file.
+_PACKAGED_SCHEMA = files("service.store").joinpath("schema.sql")
+_SOURCE_SCHEMA = Path(__file__).resolve().parents[2] / "schema.sql"
+
+
+def schema() -> str:
+    """The text of schema.sql: the package's copy, or else the source tree's file."""
+    found = _PACKAGED_SCHEMA if _PACKAGED_SCHEMA.is_file() else _SOURCE_SCHEMA
+    return found.read_bytes().decode()
+
+
 async def apply_schema(pool: asyncpg.Pool) -> None:
     """Apply schema.sql under an advisory lock so that instances starting together don't race."""
-    sql = files("service.store").joinpath("schema.sql").read_text()
+    sql = schema()
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(727274)")
         await conn.execute(sql)

@@ -1,0 +1,56 @@
+"""schema.sql at the top of the tree is the one schema: the package applies that file, byte for
+byte, whether it runs from the source tree or as built (where setup.py copies it in)."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from service.store import database
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = REPO / "schema.sql"
+# Run in the built package's place: the schema the loading code reads, as raw bytes.
+READ_SCHEMA = (
+    "import sys; from service.store import database;"
+    " sys.stdout.write(database.__file__ + '\\n'); sys.stdout.flush();"
+    " sys.stdout.buffer.write(database.schema().encode())"
+)
+
+
+def test_the_source_tree_applies_the_top_level_schema() -> None:
+    assert database.schema().encode() == SCHEMA.read_bytes()
+
+
+def test_the_built_package_applies_the_top_level_schema(tmp_path: Path) -> None:
+    # The build's inputs alone (those the image's build gets), so nothing of the tree is read.
+    source = tmp_path / "source"
+    shutil.copytree(
+        REPO / "service", source / "service", ignore=shutil.ignore_patterns("__pycache__", "*.so")
+    )
+    for name in ("pyproject.toml", "setup.py", "schema.sql"):
+        shutil.copy(REPO / name, source / name)
+    built = tmp_path / "built"
+    # The step of `pip install .` that lays out the package's files (the compiled engine aside).
+    subprocess.run(
+        [sys.executable, "setup.py", "--quiet", "build_py", "--build-lib", str(built)],
+        cwd=source,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert (built / "service/store/schema.sql").read_bytes() == SCHEMA.read_bytes()
+
+    shutil.rmtree(source)
+    read = subprocess.run(
+        [sys.executable, "-P", "-c", READ_SCHEMA],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(built)},
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    location, schema = read.stdout.split(b"\n", 1)
+    assert Path(location.decode()).is_relative_to(built)
+    assert schema == SCHEMA.read_bytes()
