@@ -1,10 +1,13 @@
 # The two commands of the quick start, `make serve` and `make test`, and `make cluster`.
-# Each creates the virtual environment in ./.venv on first use.
+# Each creates the virtual environment in ./.venv on first use: `make serve`, `make cluster` and
+# `make bench` install the service with its runtime dependencies only; `make test` and
+# `make lint` add the dev extras (tests, linters).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 CHROMIUM := /usr/bin/chromium
 PGBOUNCER := /usr/sbin/pgbouncer
 CRD_VALIDATOR := tests/deploy/crd/node_modules/.package-lock.json
@@ -14,18 +17,24 @@ CLUSTER_INSTANCES ?= 2
 .PHONY: serve cluster test lint bench
 
 # The compiled engine is built from the cryptid sources (setup.py): an edit there rebuilds it.
-$(STAMP): pyproject.toml setup.py $(wildcard service/games/cryptids/*.py)
+$(RUNTIME): pyproject.toml setup.py $(wildcard service/games/cryptids/*.py)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --editable '.[dev]'
+	$(BIN)/python -m pip install --quiet --editable .
 	$(BIN)/python -m service simulate --version
-	touch $(STAMP)
+	touch $(RUNTIME)
 
-serve: $(STAMP)
+# The dev extras of the project just installed, read from its installed metadata: the project
+# itself is not built a second time.
+$(DEV): $(RUNTIME)
+	$(BIN)/python -m pip install --quiet 'cryptid-backend[dev]'
+	touch $(DEV)
+
+serve: $(RUNTIME)
 	$(BIN)/python -m service serve
 
 # PostgreSQL, PgBouncer, CLUSTER_INSTANCES instances and nginx on 127.0.0.1, until Ctrl-C.
-cluster: $(STAMP) $(PGBOUNCER) $(NGINX)
+cluster: $(RUNTIME) $(PGBOUNCER) $(NGINX)
 	$(BIN)/python -m service.runtime.cluster --instances $(CLUSTER_INSTANCES)
 
 # The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own
@@ -54,7 +63,7 @@ $(CRD_VALIDATOR): tests/deploy/crd/package-lock.json
 	fi
 	npm ci --prefix tests/deploy/crd --no-audit --no-fund --loglevel=error
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -64,5 +73,5 @@ test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(CRD_VALIDATOR)
 	$(BIN)/python -m pytest -q
 
 # The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.
-bench: $(STAMP)
+bench: $(RUNTIME)
 	$(BIN)/python -m bench $(BENCH_ARGS)
