@@ -9,6 +9,7 @@ hands and armies directly, with instance ids of the same form as the Nave's.
 import itertools
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,11 +22,12 @@ from service.games.medianokte.attacks import MAGIC_DIE
 from service.games.medianokte.content import (
     CONTENT,
     ContentError,
+    Position,
     load_content,
     parse_content,
     random_nave,
 )
-from service.games.medianokte.state import State, astrali_record
+from service.games.medianokte.state import Astrali, Placed, State, VacioCard
 from tests.games.helpers import random_answer
 
 GAME = MedianokteGame()
@@ -58,9 +60,9 @@ def table(*characters: str, first: int = 0) -> State:
     state = GAME.setup(1, len(chars), {}, [loadout(c, i) for i, c in enumerate(chars)])
     for seat in range(len(chars)):
         state, _ = GAME.apply(state, seat, {"type": "cut", "at": 1})
-    state, _ = GAME.apply(state, state["chooser"], {"type": "first", "seat": first})
-    for player in state["players"]:
-        player["hand"] = []
+    state, _ = GAME.apply(state, state.chooser, {"type": "first", "seat": first})
+    for player in state.players:
+        player.hand = []
     return state
 
 
@@ -69,28 +71,26 @@ _ids = itertools.count()
 
 def give(state: State, seat: int, card: str) -> str:
     instance = f"s{seat}.t{next(_ids)}:{card}"
-    state["players"][seat]["hand"].append(instance)
+    state.players[seat].hand.append(instance)
     return instance
 
 
-def field(state: State, seat: int, card: str, position: str = "upright") -> str:
+def field(state: State, seat: int, card: str, position: Position = "upright") -> str:
     instance = f"s{seat}.t{next(_ids)}:{card}"
-    state["players"][seat]["army"].append(astrali_record(instance, position, seat))
+    state.players[seat].army.append(Astrali(id=instance, position=position, owner=seat))
     return instance
 
 
 def hero(state: State, seat: int) -> str:
-    hero_id: str = state["players"][seat]["hero"]["id"]
-    return hero_id
+    return state.players[seat].hero.id
 
 
-def slot(state: State, seat: int, index: int) -> dict[str, Any]:
-    record: dict[str, Any] = state["players"][seat]["slots"][index]
-    return record
+def slot(state: State, seat: int, index: int) -> Placed:
+    return state.players[seat].slots[index]
 
 
-def army(state: State, seat: int, instance: str) -> dict[str, Any]:
-    return next(a for a in state["players"][seat]["army"] if a["id"] == instance)
+def army(state: State, seat: int, instance: str) -> Astrali:
+    return next(a for a in state.players[seat].army if a.id == instance)
 
 
 def legal(state: State, seat: int = 0) -> list[Action]:
@@ -114,7 +114,7 @@ def kinds(events: list[Event]) -> list[str]:
 
 
 def vacio(state: State, seat: int) -> list[str]:
-    return [v["id"] for v in state["players"][seat]["vacio"]]
+    return [v.id for v in state.players[seat].vacio]
 
 
 # --- content ---------------------------------------------------------------------------
@@ -251,14 +251,14 @@ def test_loadout_refusals_name_the_card_and_the_rule(
 def test_each_shuffles_and_the_opponent_cuts() -> None:
     """Luego cada jugador baraja su nave y el oponente lo alza."""
     state = GAME.setup(9, 2, {}, [loadout("guerrera", 0), loadout("cazador", 1)])
-    assert state["players"][0]["nave"] != [f"s0.{i}:{c}" for i, c in enumerate(random_nave(0))]
+    assert state.players[0].nave != [f"s0.{i}:{c}" for i, c in enumerate(random_nave(0))]
     assert GAME.to_act(state) == [0, 1]
     asked = GAME.prompt(state, 0)
     assert asked is not None and asked.kind == "cut" and asked.data == {"nave": 1}
     assert asked.params["cut"]["at"] == {"type": "integer", "minimum": 1, "maximum": 29}
-    before = list(state["players"][1]["nave"])
+    before = list(state.players[1].nave)
     state, events = GAME.apply(state, 0, {"type": "cut", "at": 7})
-    assert state["players"][1]["nave"] == before[7:] + before[:7]
+    assert state.players[1].nave == before[7:] + before[:7]
     assert events == [Event("cut", {"seat": 0, "nave": 1, "at": 7})]
     assert GAME.to_act(state) == [1]
     with pytest.raises(IllegalAction, match="cut"):
@@ -273,9 +273,9 @@ def test_characters_laid_out_and_each_draws_five() -> None:
     )
     for seat in range(3):
         state, _ = GAME.apply(state, seat, {"type": "cut", "at": 2})
-    for player in state["players"]:
-        assert len(player["hand"]) == 5 and len(player["nave"]) == 25
-        assert [s["position"] for s in player["slots"]] == ["upright"] * 3
+    for player in state.players:
+        assert len(player.hand) == 5 and len(player.nave) == 25
+        assert [s.position for s in player.slots] == ["upright"] * 3
     view = GAME.view(state, 0)["players"][2]
     assert view["actions"][2]["card"] == "animar_a_los_kaidos"
     assert view["final"] == {"id": "s2:repartir_semillas", "card": "repartir_semillas", "energy": 0}
@@ -286,7 +286,7 @@ def test_the_d10_roll_off_winner_chooses_who_plays_first() -> None:
     quien será el primero en jugar."""
     state = GAME.setup(9, 2, {}, [loadout("guerrera", 0), loadout("cazador", 1)])
     state, _ = GAME.apply(state, 0, {"type": "cut", "at": 1})
-    state["rng"] = d10s(4, 4, 3, 8)  # a tie first, re-rolled (ours)
+    state.rng = d10s(4, 4, 3, 8)  # a tie first, re-rolled (ours)
     state, events = GAME.apply(state, 1, {"type": "cut", "at": 1})
     rolls = [e.data["rolls"] for e in events if e.kind == "roll_off"]
     assert rolls == [{"0": 4, "1": 4}, {"0": 3, "1": 8}]
@@ -295,7 +295,7 @@ def test_the_d10_roll_off_winner_chooses_who_plays_first() -> None:
     assert asked is not None and asked.kind == "choose_first"
     assert asked.actions == [{"type": "first", "seat": 0}, {"type": "first", "seat": 1}]
     state, _ = GAME.apply(state, 1, {"type": "first", "seat": 0})
-    assert GAME.to_act(state) == [0] and state["used"] == 0
+    assert GAME.to_act(state) == [0] and state.used == 0
 
 
 def test_the_zones_are_the_seeds() -> None:
@@ -327,14 +327,14 @@ def test_no_untap_and_no_draw_at_the_start_of_a_turn() -> None:
     """...no hay fases de turno como tal, sino una gran fase principal en la que tienen lugar
     las acciones, de hecho no se “enderezan” las cartas, ni se roba cada turno cartas del mazo."""
     state = table()
-    slot(state, 1, 0)["position"] = "turned"
+    slot(state, 1, 0).position = "turned"
     wolf = field(state, 1, "lobo_de_niebla", "exhausted")
-    nave = len(state["players"][1]["nave"])
-    state, _ = act(state, {"type": "end"} if state["used"] else {"type": "explore"})
+    nave = len(state.players[1].nave)
+    state, _ = act(state, {"type": "end"} if state.used else {"type": "explore"})
     assert GAME.to_act(state) == [1]
-    assert slot(state, 1, 0)["position"] == "turned"
-    assert army(state, 1, wolf)["position"] == "exhausted"
-    assert len(state["players"][1]["nave"]) == nave and state["players"][1]["hand"] == []
+    assert slot(state, 1, 0).position == "turned"
+    assert army(state, 1, wolf).position == "exhausted"
+    assert len(state.players[1].nave) == nave and state.players[1].hand == []
 
 
 def test_three_activations_in_any_order_even_repeated() -> None:
@@ -346,7 +346,7 @@ def test_three_activations_in_any_order_even_repeated() -> None:
         asked = GAME.prompt(state, 0)
         assert asked is not None and asked.data == {"activations_left": 4 - played}
         state, _ = act(state, {"type": "play", "card": card})
-    assert len(state["players"][0]["army"]) == 3
+    assert len(state.players[0].army) == 3
     assert GAME.to_act(state) == [1]
 
 
@@ -360,10 +360,10 @@ def test_play_a_card_from_hand() -> None:
     }
     for card in cards.values():
         state, _ = act(state, {"type": "play", "card": card})
-    me = state["players"][0]
-    assert [a["id"] for a in me["army"]] == [cards["a"]]
-    assert [o["id"] for o in me["permanents"]] == [cards["p"]]
-    assert [d["id"] for d in me["discardables"]] == [cards["d"]]
+    me = state.players[0]
+    assert [a.id for a in me.army] == [cards["a"]]
+    assert [o.id for o in me.permanents] == [cards["p"]]
+    assert [d.id for d in me.discardables] == [cards["d"]]
 
 
 def test_zones_objects_go_to_their_zones_and_permanents_keep_their_effect() -> None:
@@ -382,15 +382,15 @@ def test_discardables_wait_in_their_zone_until_activated_then_the_vacio() -> Non
     """Activar un objeto descartable en juego: Usando una activación puedes activar un
     descartable que hayas bajado previamente, el objeto hace su efecto y va al vacío."""
     state = table()
-    state["players"][0]["hero"]["damage"] = 5
+    state.players[0].hero.damage = 5
     potion = give(state, 0, "pocion_de_vida")
     state, _ = act(state, {"type": "play", "card": potion})
-    assert state["players"][0]["hero"]["damage"] == 5
+    assert state.players[0].hero.damage == 5
     use = {"type": "use", "card": potion, "target": hero(state, 0)}
     assert use in legal(state)
     state, _ = act(state, use)
-    assert state["players"][0]["hero"]["damage"] == 2
-    assert state["players"][0]["discardables"] == [] and vacio(state, 0) == [potion]
+    assert state.players[0].hero.damage == 2
+    assert state.players[0].discardables == [] and vacio(state, 0) == [potion]
 
 
 def test_an_event_acts_at_once_then_goes_to_the_vacio() -> None:
@@ -399,8 +399,8 @@ def test_an_event_acts_at_once_then_goes_to_the_vacio() -> None:
     state = table()
     bolt = give(state, 0, "rayo_fulminante")
     state, events = act(state, {"type": "play", "card": bolt, "target": hero(state, 1)})
-    assert state["players"][1]["hero"]["damage"] == 2
-    assert vacio(state, 0) == [bolt] and state["used"] == 1
+    assert state.players[1].hero.damage == 2
+    assert vacio(state, 0) == [bolt] and state.used == 1
     assert kinds(events) == ["played", "damage"]
 
 
@@ -414,13 +414,13 @@ def test_the_player_of_an_event_chooses_its_targets() -> None:
     wolf = field(state, 1, "lobo_de_niebla")
     plays = [a for a in legal(state) if a.get("card") == ambush]
     picks = [a["picks"] for a in plays if a["target"] == hero(state, 1)]
-    ids = [s["id"] for s in state["players"][1]["slots"]]
+    ids = [s.id for s in state.players[1].slots]
     assert picks == [[ids[0], ids[1]], [ids[0], ids[2]], [ids[1], ids[2]]]
     assert {"type": "play", "card": ambush, "target": wolf} in plays
     state, _ = act(
         state, {"type": "play", "card": ambush, "target": hero(state, 1), "picks": [ids[0], ids[2]]}
     )
-    assert [s["position"] for s in state["players"][1]["slots"]] == [
+    assert [s.position for s in state.players[1].slots] == [
         "exhausted",
         "upright",
         "exhausted",
@@ -444,11 +444,11 @@ def test_astralis_can_attack_the_turn_they_are_played() -> None:
 def test_the_basic_actions_are_the_character_cards() -> None:
     """-Usar una de las acciones básicas (una de las 5 cartas iniciales)."""
     state = table()
-    state["players"][0]["final"]["energy"] = 3
-    me = state["players"][0]
+    state.players[0].final.energy = 3
+    me = state.players[0]
     used = {a.get("with") or a.get("card") for a in legal(state) if a["type"] in ("attack", "use")}
-    assert used == {*(s["id"] for s in me["slots"]), me["final"]["id"]}
-    assert me["hero"]["id"] not in used
+    assert used == {*(s.id for s in me.slots), me.final.id}
+    assert me.hero.id not in used
 
 
 def test_only_upright_astralis_and_weapons_attack() -> None:
@@ -456,9 +456,9 @@ def test_only_upright_astralis_and_weapons_attack() -> None:
     cuenta como usar una de sus acciones básicas)."""
     state = table()
     field(state, 0, "lobo_de_niebla", "turned")
-    slot(state, 0, 0)["position"] = "turned"
+    slot(state, 0, 0).position = "turned"
     attackers = {a["with"] for a in legal(state) if a["type"] == "attack"}
-    assert attackers == {slot(state, 0, 1)["id"]}
+    assert attackers == {slot(state, 0, 1).id}
 
 
 def test_attacking_turns_an_astrali_and_turns_or_exhausts_a_weapon_as_it_says() -> None:
@@ -466,12 +466,12 @@ def test_attacking_turns_an_astrali_and_turns_or_exhausts_a_weapon_as_it_says() 
     si es un arma, o siempre girándose si es un astrali el que ataca."""
     state = table()
     wolf = field(state, 0, "lobo_de_niebla")
-    espadon, escudo = slot(state, 0, 0)["id"], slot(state, 0, 1)["id"]
+    espadon, escudo = slot(state, 0, 0).id, slot(state, 0, 1).id
     for source in (wolf, espadon, escudo):
         state, _ = act(state, {"type": "attack", "with": source, "target": hero(state, 1)})
-    assert army(state, 0, wolf)["position"] == "turned"
-    assert slot(state, 0, 0)["position"] == "exhausted"  # Espadón: "Agota"
-    assert slot(state, 0, 1)["position"] == "turned"  # Escudo de púas: "Gira"
+    assert army(state, 0, wolf).position == "turned"
+    assert slot(state, 0, 0).position == "exhausted"  # Espadón: "Agota"
+    assert slot(state, 0, 1).position == "turned"  # Escudo de púas: "Gira"
 
 
 def test_three_ranges_and_three_attack_types() -> None:
@@ -501,7 +501,7 @@ def test_melee_must_attack_an_upright_defender_while_one_exists() -> None:
     atacar a alguno de dichos astralis..."""
     state = table()
     guard = field(state, 1, "golem_de_piedra")
-    assert targets_of(state, slot(state, 0, 0)["id"]) == {guard}
+    assert targets_of(state, slot(state, 0, 0).id) == {guard}
 
 
 def test_melee_may_not_attack_a_turned_or_exhausted_astrali_while_an_upright_one_exists() -> None:
@@ -510,7 +510,7 @@ def test_melee_may_not_attack_a_turned_or_exhausted_astrali_while_an_upright_one
     upright = field(state, 1, "golem_de_piedra")
     field(state, 1, "lobo_de_niebla", "turned")
     field(state, 1, "oso_de_ceniza", "exhausted")
-    assert targets_of(state, slot(state, 0, 0)["id"]) == {upright}
+    assert targets_of(state, slot(state, 0, 0).id) == {upright}
 
 
 def test_melee_with_no_upright_astrali_may_pick_any_target_the_player_included() -> None:
@@ -519,21 +519,21 @@ def test_melee_with_no_upright_astrali_may_pick_any_target_the_player_included()
     state = table()
     turned = field(state, 1, "lobo_de_niebla", "turned")
     exhausted = field(state, 1, "oso_de_ceniza", "exhausted")
-    assert targets_of(state, slot(state, 0, 0)["id"]) == {turned, exhausted, hero(state, 1)}
+    assert targets_of(state, slot(state, 0, 0).id) == {turned, exhausted, hero(state, 1)}
 
 
 def test_melee_with_no_astrali_at_all_attacks_the_player() -> None:
     """Las armas cuerpo a cuerpo pueden atacar al jugador enemigo solo si no hay astralis
     preparados (enderezados) defendiéndolo..."""
     state = table()
-    assert targets_of(state, slot(state, 0, 0)["id"]) == {hero(state, 1)}
+    assert targets_of(state, slot(state, 0, 0).id) == {hero(state, 1)}
 
 
 def test_melee_defenders_count_per_enemy_player() -> None:
     """(ours) With several enemies, each one's upright astralis defend him only."""
     state = table("guerrera", "cazador", "hechicera")
     guard = field(state, 1, "golem_de_piedra")
-    assert targets_of(state, slot(state, 0, 0)["id"]) == {guard, hero(state, 2)}
+    assert targets_of(state, slot(state, 0, 0).id) == {guard, hero(state, 2)}
 
 
 def test_ranged_attacks_any_target() -> None:
@@ -542,23 +542,23 @@ def test_ranged_attacks_any_target() -> None:
     state = table("cazador", "guerrera")
     guard = field(state, 1, "golem_de_piedra")
     turned = field(state, 1, "lobo_de_niebla", "turned")
-    assert targets_of(state, slot(state, 0, 0)["id"]) == {guard, turned, hero(state, 1)}
+    assert targets_of(state, slot(state, 0, 0).id) == {guard, turned, hero(state, 1)}
 
 
 def test_area_attacks_every_enemy_astrali_and_character() -> None:
     """Área: Las armas de área atacan a todos los enemigos en la mesa, tanto astralis como
     personajes de los jugadores."""
     state = table("guerrera", "cazador", "hechicera")
-    state["players"][0]["final"]["energy"] = 3
+    state.players[0].final.energy = 3
     guard = field(state, 1, "golem_de_piedra")
     mine = field(state, 0, "lobo_de_niebla")
-    final = state["players"][0]["final"]["id"]
+    final = state.players[0].final.id
     assert {"type": "use", "card": final} in legal(state)
-    state["rng"] = d10s(10, 10, 10)
+    state.rng = d10s(10, 10, 10)
     state, events = act(state, {"type": "use", "card": final})
     hit = [r["target"] for e in events if e.kind == "attack" for r in e.data["results"]]
     assert hit == [hero(state, 1), guard, hero(state, 2)]
-    assert army(state, 0, mine)["damage"] == 0
+    assert army(state, 0, mine).damage == 0
 
 
 def test_basic_attack_compares_each_die_with_the_armour() -> None:
@@ -566,13 +566,13 @@ def test_basic_attack_compares_each_die_with_the_armour() -> None:
     caras igual al valor en el diamante de ataque ... luego compara cada dado POR SEPARADO con
     la armadura del blanco, por cada dado que iguale o supere la armadura haz 1 daño."""
     state = table()  # the Cazador's armour is 5
-    state["rng"] = d10s(5, 4, 9)
+    state.rng = d10s(5, 4, 9)
     state, events = act(
-        state, {"type": "attack", "with": slot(state, 0, 0)["id"], "target": hero(state, 1)}
+        state, {"type": "attack", "with": slot(state, 0, 0).id, "target": hero(state, 1)}
     )
     attack = next(e for e in events if e.kind == "attack")
     assert attack.data["dice"] == [5, 4, 9]
-    assert state["players"][1]["hero"]["damage"] == 2
+    assert state.players[1].hero.damage == 2
 
 
 def test_euphoria_adds_a_die_to_basic_attacks() -> None:
@@ -580,13 +580,13 @@ def test_euphoria_adds_a_die_to_basic_attacks() -> None:
     ficha de euforia sobre la carta para marcarlo, cada vez que el personaje haga un ataque
     básico suma un dado."""
     state = table()
-    state["players"][0]["hero"]["euphoria"] = True
-    state["rng"] = d10s(1, 1, 1, 7)
+    state.players[0].hero.euphoria = True
+    state.rng = d10s(1, 1, 1, 7)
     state, events = act(
-        state, {"type": "attack", "with": slot(state, 0, 0)["id"], "target": hero(state, 1)}
+        state, {"type": "attack", "with": slot(state, 0, 0).id, "target": hero(state, 1)}
     )
     assert next(e for e in events if e.kind == "attack").data["dice"] == [1, 1, 1, 7]
-    assert state["players"][1]["hero"]["damage"] == 1
+    assert state.players[1].hero.damage == 1
 
 
 def test_euphoria_is_one_token_at_most() -> None:
@@ -595,10 +595,10 @@ def test_euphoria_is_one_token_at_most() -> None:
     for _ in range(2):
         cheer = give(state, 0, "exaltacion")
         state, _ = act(state, {"type": "play", "card": cheer, "target": hero(state, 0)})
-    assert state["players"][0]["hero"]["euphoria"] is True
-    state["rng"] = d10s(1, 1, 1, 1, 1)
+    assert state.players[0].hero.euphoria is True
+    state.rng = d10s(1, 1, 1, 1, 1)
     state, events = act(
-        state, {"type": "attack", "with": slot(state, 0, 0)["id"], "target": hero(state, 1)}
+        state, {"type": "attack", "with": slot(state, 0, 0).id, "target": hero(state, 1)}
     )
     assert len(next(e for e in events if e.kind == "attack").data["dice"]) == 4
 
@@ -609,12 +609,12 @@ def test_magic_die_damage_is_the_face_shown(face: int) -> None:
     daño igual al numero mostrado en el dado, es decir 1,2,3 o nada."""
     assert sorted(MAGIC_DIE) == [0, 0, 1, 1, 2, 3]
     state = table("hechicera", "guerrera")
-    state["rng"] = magic(face)
+    state.rng = magic(face)
     state, events = act(
-        state, {"type": "attack", "with": slot(state, 0, 0)["id"], "target": hero(state, 1)}
+        state, {"type": "attack", "with": slot(state, 0, 0).id, "target": hero(state, 1)}
     )
     assert next(e for e in events if e.kind == "attack").data["magic"] == face
-    assert state["players"][1]["hero"]["damage"] == face
+    assert state.players[1].hero.damage == face
 
 
 @pytest.mark.parametrize(("die", "hits"), [(5, False), (6, True)])
@@ -624,21 +624,21 @@ def test_special_attack_succeeds_only_when_strictly_higher(die: int, hits: bool)
     más alto que la característica el ataque tiene éxito. La mayoría de estos ataques tienen
     efectos además del daño."""
     state = table("cazador", "hechicera")  # Dagas envenenadas test destreza: hers is 5
-    state["rng"] = d10s(die)
-    daggers = slot(state, 0, 1)["id"]
+    state.rng = d10s(die)
+    daggers = slot(state, 0, 1).id
     state, events = act(state, {"type": "attack", "with": daggers, "target": hero(state, 1)})
     assert next(e for e in events if e.kind == "attack").data["die"] == die
-    target = state["players"][1]["hero"]
-    assert (target["damage"], target["poison"]) == ((1, 1) if hits else (0, 0))
+    target = state.players[1].hero
+    assert (target.damage, target.poison) == ((1, 1) if hits else (0, 0))
 
 
 def test_a_special_attack_on_an_astrali_tests_its_armour() -> None:
     """(ours) An astrali has no characteristics: a special attack tests its armour."""
     state = table("hechicera", "guerrera")
     guard = field(state, 1, "golem_de_piedra")  # armour 6
-    state["rng"] = d10s(6)
-    state, _ = act(state, {"type": "attack", "with": slot(state, 0, 1)["id"], "target": guard})
-    assert army(state, 1, guard)["damage"] == 0
+    state.rng = d10s(6)
+    state, _ = act(state, {"type": "attack", "with": slot(state, 0, 1).id, "target": guard})
+    assert army(state, 1, guard).damage == 0
 
 
 def test_a_destroyed_astrali_goes_to_the_vacio_and_gives_an_energy_counter() -> None:
@@ -648,30 +648,30 @@ def test_a_destroyed_astrali_goes_to_the_vacio_and_gives_an_energy_counter() -> 
     bat = field(state, 1, "murcielago_astral")  # life 2
     bolt = give(state, 0, "rayo_fulminante")
     state, events = act(state, {"type": "play", "card": bolt, "target": bat})
-    assert state["players"][1]["army"] == [] and bat in vacio(state, 1)
-    assert state["players"][0]["final"]["energy"] == 1
+    assert state.players[1].army == [] and bat in vacio(state, 1)
+    assert state.players[0].final.energy == 1
     assert "astrali_destroyed" in kinds(events)
 
 
 def test_energy_counters_never_exceed_three() -> None:
     """(La acción final nunca puede tener más de 3 contadores encima)."""
     state = table()
-    state["players"][0]["final"]["energy"] = 3
+    state.players[0].final.energy = 3
     bat = field(state, 1, "murcielago_astral")
     state, _ = act(
         state, {"type": "play", "card": give(state, 0, "rayo_fulminante"), "target": bat}
     )
-    assert state["players"][0]["final"]["energy"] == 3
+    assert state.players[0].final.energy == 3
     spark = give(state, 0, "chispa_de_poder")
     state, _ = act(state, {"type": "play", "card": spark})
-    assert state["players"][0]["final"]["energy"] == 3
+    assert state.players[0].final.energy == 3
 
 
 def test_a_character_with_damage_equal_to_life_loses() -> None:
     """Si un personaje tiene sobre si tanto daño como su valor de vida el jugador que lo
     controla es derrotado."""
     state = table()
-    state["players"][1]["hero"]["damage"] = 11  # the Cazador's life is 13
+    state.players[1].hero.damage = 11  # the Cazador's life is 13
     state, events = act(
         state, {"type": "play", "card": give(state, 0, "rayo_fulminante"), "target": hero(state, 1)}
     )
@@ -684,17 +684,15 @@ def test_the_assistance_turns_or_exhausts_as_it_says() -> None:
     """Usar la asistencia: Usando una activación puedes usar tu asistencia (girándola o
     agotándola según lo indique)."""
     state = table("cazador", "guerrera")
-    trap = slot(state, 0, 2)["id"]
+    trap = slot(state, 0, 2).id
     wolf = field(state, 1, "lobo_de_niebla")
     state, _ = act(state, {"type": "use", "card": trap, "target": wolf})
-    assert (
-        slot(state, 0, 2)["position"] == "turned" and army(state, 1, wolf)["position"] == "turned"
-    )
+    assert slot(state, 0, 2).position == "turned" and army(state, 1, wolf).position == "turned"
     assert not [a for a in legal(state) if a.get("card") == trap]
     state = table("guerrera", "cazador")
-    cry = slot(state, 0, 2)["id"]
+    cry = slot(state, 0, 2).id
     state, _ = act(state, {"type": "use", "card": cry, "target": hero(state, 0)})
-    assert slot(state, 0, 2)["position"] == "exhausted"
+    assert slot(state, 0, 2).position == "exhausted"
 
 
 def test_the_final_action_needs_three_counters_and_removes_them() -> None:
@@ -702,15 +700,15 @@ def test_the_final_action_needs_three_counters_and_removes_them() -> None:
     su arrollador poder, puedes usarla gastando una activación y retirando todos los contadores
     de energía que tenga."""
     state = table("barbaro", "cazador")
-    final = state["players"][0]["final"]
-    final["energy"] = 2
-    assert not [a for a in legal(state) if a.get("card") == final["id"]]
-    final["energy"] = 3
-    uses = [a for a in legal(state) if a.get("card") == final["id"]]
+    final = state.players[0].final
+    final.energy = 2
+    assert not [a for a in legal(state) if a.get("card") == final.id]
+    final.energy = 3
+    uses = [a for a in legal(state) if a.get("card") == final.id]
     assert uses and all(a["target"] == hero(state, 1) for a in uses)
     state, _ = act(state, uses[0])
-    assert state["players"][0]["final"]["energy"] == 0 and state["used"] == 1
-    assert state["players"][1]["hero"]["damage"] == 4
+    assert state.players[0].final.energy == 0 and state.used == 1
+    assert state.players[1].hero.damage == 4
 
 
 def test_explore_draws_two_and_rests_the_cards_in_play() -> None:
@@ -720,15 +718,15 @@ def test_explore_draws_two_and_rests_the_cards_in_play() -> None:
     state = table()
     wolf = field(state, 0, "lobo_de_niebla", "turned")
     bear = field(state, 0, "oso_de_ceniza", "exhausted")
-    slot(state, 0, 0)["position"] = "exhausted"
-    slot(state, 0, 2)["position"] = "turned"
-    top = state["players"][0]["nave"][:2]
+    slot(state, 0, 0).position = "exhausted"
+    slot(state, 0, 2).position = "turned"
+    top = state.players[0].nave[:2]
     state, _ = act(state, {"type": "explore"})
-    assert state["players"][0]["hand"] == top
-    assert army(state, 0, wolf)["position"] == "upright"
-    assert army(state, 0, bear)["position"] == "turned"
-    assert [s["position"] for s in state["players"][0]["slots"]] == ["turned", "upright", "upright"]
-    assert GAME.to_act(state) == [1] and state["used"] == 0
+    assert state.players[0].hand == top
+    assert army(state, 0, wolf).position == "upright"
+    assert army(state, 0, bear).position == "turned"
+    assert [s.position for s in state.players[0].slots] == ["turned", "upright", "upright"]
+    assert GAME.to_act(state) == [1] and state.used == 0
 
 
 def test_leave_one_or_two_activations_unused_but_never_pass_all_three_without_exploring() -> None:
@@ -750,8 +748,8 @@ def test_then_the_turn_passes_to_the_next_player() -> None:
     state = table("guerrera", "cazador", "hechicera", first=1)
     order = []
     for _ in range(4):
-        order.append(state["turn"])
-        state, _ = act(state, {"type": "explore"}, seat=state["turn"])
+        order.append(state.turn)
+        state, _ = act(state, {"type": "explore"}, seat=state.turn)
     assert order == [1, 2, 0, 1]
 
 
@@ -759,13 +757,13 @@ def test_statuses_come_from_events_and_from_attacks() -> None:
     """Producto de algunos eventos o ataques enemigos puedes recibir uno de los tres estados de
     Medianokte: Exploración."""
     state = table()
-    state["rng"] = d10s(9)
-    spikes = slot(state, 0, 1)["id"]  # Escudo de púas: bleeding when it hurts
+    state.rng = d10s(9)
+    spikes = slot(state, 0, 1).id  # Escudo de púas: bleeding when it hurts
     state, _ = act(state, {"type": "attack", "with": spikes, "target": hero(state, 1)})
-    assert state["players"][1]["hero"]["bleed"] == 0
+    assert state.players[1].hero.bleed == 0
     fog = give(state, 0, "niebla_toxica")
     state, _ = act(state, {"type": "play", "card": fog, "target": hero(state, 1)})
-    assert state["players"][1]["hero"]["poison"] == 1
+    assert state.players[1].hero.poison == 1
 
 
 def test_bleeding_hurts_at_the_end_of_its_bearers_turn_one_token_at_most() -> None:
@@ -782,24 +780,24 @@ def test_bleeding_hurts_at_the_end_of_its_bearers_turn_one_token_at_most() -> No
                 "target": hero(state, 1),
             },
         )
-    assert state["players"][1]["hero"]["damage"] == 0
+    assert state.players[1].hero.damage == 0
     state, _ = act(state, {"type": "end"})  # the end of seat 0's turn: not the bearer's
-    assert state["players"][1]["hero"]["damage"] == 0
+    assert state.players[1].hero.damage == 0
     state, events = act(state, {"type": "explore"}, seat=1)
-    assert state["players"][1]["hero"]["damage"] == 1 and "bleeding" in kinds(events)
+    assert state.players[1].hero.damage == 1 and "bleeding" in kinds(events)
 
 
 def test_an_astrali_killed_by_bleeding_gives_the_energy_to_who_made_it_bleed() -> None:
     """(ours) The player who put the bleeding token is the one who destroyed the astrali."""
     state = table()
     bat = field(state, 1, "murcielago_astral")
-    army(state, 1, bat)["damage"] = 1
+    army(state, 1, bat).damage = 1
     state, _ = act(
         state, {"type": "play", "card": give(state, 0, "maldicion_de_sangre"), "target": bat}
     )
     state, _ = act(state, {"type": "end"})
     state, _ = act(state, {"type": "explore"}, seat=1)
-    assert bat in vacio(state, 1) and state["players"][0]["final"]["energy"] == 1
+    assert bat in vacio(state, 1) and state.players[0].final.energy == 1
 
 
 def test_poison_lowers_armour_by_one_per_token_any_number() -> None:
@@ -812,14 +810,14 @@ def test_poison_lowers_armour_by_one_per_token_any_number() -> None:
         state, _ = act(
             state, {"type": "play", "card": give(state, 0, "niebla_toxica"), "target": guard}
         )
-    assert army(state, 1, guard)["poison"] == 3
+    assert army(state, 1, guard).poison == 3
     assert GAME.view(state, 1)["players"][1]["army"][0]["armour"] == 3
 
 
 def test_poison_taking_armour_to_zero_defeats_the_player() -> None:
     """...un jugador pierde ... Cuando su armadura llega a 0 producto del veneno..."""
     state = table()  # the Cazador's armour is 5
-    state["players"][1]["hero"]["poison"] = 3
+    state.players[1].hero.poison = 3
     acid = give(state, 0, "lluvia_acida")
     state, events = act(state, {"type": "play", "card": acid, "target": hero(state, 1)})
     assert [e.data for e in events if e.kind == "defeated"] == [{"seat": 1, "reason": "poison"}]
@@ -829,7 +827,7 @@ def test_poison_taking_armour_to_zero_defeats_the_player() -> None:
 def test_exploring_an_empty_nave_defeats() -> None:
     """...o por ultimo cuando al explorar no quedan cartas en su mazo."""
     state = table("guerrera", "cazador", "hechicera")
-    state["players"][0]["nave"] = []
+    state.players[0].nave = []
     state, events = act(state, {"type": "explore"})
     assert [e.data for e in events if e.kind == "defeated"] == [{"seat": 0, "reason": "empty_nave"}]
     assert GAME.outcome(state) is None and GAME.to_act(state) == [1]
@@ -838,13 +836,13 @@ def test_exploring_an_empty_nave_defeats() -> None:
 def test_the_last_player_standing_wins() -> None:
     """El ultimo jugador en quedar en pie es el ganador."""
     state = table("guerrera", "cazador", "hechicera")
-    state["players"][2]["hero"]["damage"] = 11
+    state.players[2].hero.damage = 11
     state, _ = act(
         state, {"type": "play", "card": give(state, 0, "rayo_fulminante"), "target": hero(state, 2)}
     )
     assert GAME.outcome(state) is None
     assert hero(state, 2) not in {a.get("target") for a in legal(state)}
-    state["players"][1]["hero"]["damage"] = 11
+    state.players[1].hero.damage = 11
     state, _ = act(
         state, {"type": "play", "card": give(state, 0, "rayo_fulminante"), "target": hero(state, 1)}
     )
@@ -862,9 +860,9 @@ def test_tiring_an_action_picks_a_weapon_or_the_assistance_never_the_final_actio
     state = table()
     disarm = give(state, 0, "desarme")
     picks = [a["picks"] for a in legal(state) if a.get("card") == disarm]
-    assert picks == [[s["id"]] for s in state["players"][1]["slots"]]
-    assert all(state["players"][1]["final"]["id"] not in p for p in picks)
-    assert "position" not in state["players"][1]["final"]
+    assert picks == [[s.id] for s in state.players[1].slots]
+    assert all(state.players[1].final.id not in p for p in picks)
+    assert "position" not in msgspec.to_builtins(state.players[1].final)
 
 
 def test_cards_that_tire_actions_tire_an_astrali_but_n_actions_of_a_player_are_his_cards() -> None:
@@ -877,12 +875,12 @@ def test_cards_that_tire_actions_tire_an_astrali_but_n_actions_of_a_player_are_h
     wolf = field(state, 1, "lobo_de_niebla")
     ambush = give(state, 0, "emboscada")  # "Agota ... dos acciones"
     state, _ = act(state, {"type": "play", "card": ambush, "target": wolf})
-    assert army(state, 1, wolf)["position"] == "exhausted"
-    assert [s["position"] for s in state["players"][1]["slots"]] == ["upright"] * 3
+    assert army(state, 1, wolf).position == "exhausted"
+    assert [s.position for s in state.players[1].slots] == ["upright"] * 3
     ambush = give(state, 0, "emboscada")
-    ids = [s["id"] for s in state["players"][1]["slots"]][:2]
+    ids = [s.id for s in state.players[1].slots][:2]
     state, _ = act(state, {"type": "play", "card": ambush, "target": hero(state, 1), "picks": ids})
-    assert [s["position"] for s in state["players"][1]["slots"]] == [
+    assert [s.position for s in state.players[1].slots] == [
         "exhausted",
         "exhausted",
         "upright",
@@ -894,21 +892,21 @@ def test_cards_that_tire_astralis_tire_one_action_of_a_character() -> None:
     cartas que agotan o giran astralis pueden ser usadas contra los personajes, en este caso
     giran o agotan una de sus acciones según corresponda (una de sus armas o asistencia)."""
     state = table("cazador", "guerrera")
-    trap = slot(state, 0, 2)["id"]  # "gira un astrali enemigo o una acción"
-    target = slot(state, 1, 2)["id"]
+    trap = slot(state, 0, 2).id  # "gira un astrali enemigo o una acción"
+    target = slot(state, 1, 2).id
     state, _ = act(
         state, {"type": "use", "card": trap, "target": hero(state, 1), "picks": [target]}
     )
-    assert [s["position"] for s in state["players"][1]["slots"]] == ["upright", "upright", "turned"]
+    assert [s.position for s in state.players[1].slots] == ["upright", "upright", "turned"]
     state = table("cazador", "guerrera")
     imp = field(state, 0, "duende_burlon")  # an astrali whose special attack turns the target
-    shield = slot(state, 1, 1)["id"]
+    shield = slot(state, 1, 1).id
     picks = [a["picks"] for a in legal(state) if a.get("with") == imp]
-    assert picks == [[s["id"]] for s in state["players"][1]["slots"]]
-    state["rng"] = d10s(10)
+    assert picks == [[s.id] for s in state.players[1].slots]
+    state.rng = d10s(10)
     attack = {"type": "attack", "with": imp, "target": hero(state, 1), "picks": [shield]}
     state, _ = act(state, attack)
-    assert [s["position"] for s in state["players"][1]["slots"]] == ["upright", "turned", "upright"]
+    assert [s.position for s in state.players[1].slots] == ["upright", "turned", "upright"]
 
 
 def test_the_jefe_final_is_the_enemy_character() -> None:
@@ -929,31 +927,32 @@ def test_the_nigromante_raises_enemy_astralis_without_counters_in_their_position
     esta transición, pero el astrali mantiene su posición (enderezado, girado o agotado)."""
     state = table("nigromante", "guerrera")
     wolf = field(state, 1, "lobo_de_niebla", "turned")  # life 3
-    army(state, 1, wolf).update(damage=1, poison=2, bleed=0, euphoria=True)
+    counters = army(state, 1, wolf)
+    counters.damage, counters.poison, counters.bleed, counters.euphoria = 1, 2, 0, True
     bear = field(state, 1, "oso_de_ceniza", "exhausted")  # life 5
-    army(state, 1, bear)["damage"] = 2
+    army(state, 1, bear).damage = 2
     state, _ = act(
         state, {"type": "play", "card": give(state, 0, "rayo_fulminante"), "target": wolf}
     )
     state, _ = act(state, {"type": "play", "card": give(state, 0, "derrumbe"), "target": bear})
     assert vacio(state, 1) == [wolf, bear]
     own = field(state, 0, "kaido_menor")
-    state["players"][0]["army"] = []
-    state["players"][0]["vacio"].append({"id": own, "position": "upright", "owner": 0})
-    state["used"] = 0  # a fresh turn, for the two resurrections
-    kaidos = slot(state, 0, 2)["id"]
+    state.players[0].army = []
+    state.players[0].vacio.append(VacioCard(id=own, position="upright", owner=0))
+    state.used = 0  # a fresh turn, for the two resurrections
+    kaidos = slot(state, 0, 2).id
     raisable = {a["target"] for a in legal(state) if a.get("card") == kaidos}
     assert raisable == {wolf, bear}  # never one's own astrali
     state, _ = act(state, {"type": "use", "card": kaidos, "target": wolf})
-    assert army(state, 0, wolf) == {
+    assert msgspec.to_builtins(army(state, 0, wolf)) == {
         "id": wolf, "position": "turned", "damage": 0, "bleed": None, "poison": 0,
         "euphoria": False, "owner": 1,
     }  # fmt: skip
-    state["players"][0]["final"]["energy"] = 3
-    seeds = state["players"][0]["final"]["id"]
+    state.players[0].final.energy = 3
+    seeds = state.players[0].final.id
     assert {a.get("target") for a in legal(state) if a.get("card") == seeds} == {hero(state, 1)}
     state, _ = act(state, {"type": "use", "card": seeds, "target": hero(state, 1)})
-    assert army(state, 0, bear)["position"] == "exhausted" and army(state, 0, bear)["damage"] == 0
+    assert army(state, 0, bear).position == "exhausted" and army(state, 0, bear).damage == 0
     assert vacio(state, 1) == []
 
 
@@ -985,8 +984,8 @@ def test_views_show_own_hand_and_only_sizes_of_other_hands_and_naves() -> None:
     state = table()
     give(state, 0, "lobo_de_niebla")
     mine = GAME.view(state, 0)["players"]
-    assert mine[0]["hand"] == state["players"][0]["hand"] and mine[1]["hand"] == 0
-    assert mine[0]["nave"] == len(state["players"][0]["nave"])
+    assert mine[0]["hand"] == state.players[0].hand and mine[1]["hand"] == 0
+    assert mine[0]["nave"] == len(state.players[0].nave)
     assert GAME.view(state, None)["players"][0]["hand"] == 1
 
 

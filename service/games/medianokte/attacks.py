@@ -5,14 +5,22 @@ from typing import Any
 
 from service.games.kernel.prompts import Action
 from service.games.kernel.protocol import Event
-from service.games.kernel.rng import SplitMix64
 from service.games.medianokte.content import Attack
 from service.games.medianokte.damage import hurt
 from service.games.medianokte.effects import apply_effect
-from service.games.medianokte.state import DIE, Record, State, armour, hero_card, locate, present
+from service.games.medianokte.state import (
+    DIE,
+    Bearer,
+    Hero,
+    State,
+    armour,
+    hero_card,
+    locate,
+    present,
+)
 from service.games.medianokte.targets import area_targets
 
-MAGIC_DIE = (0, 0, 1, 1, 2, 3)  # DESIGN §5.2
+MAGIC_DIE = (0, 0, 1, 1, 2, 3)  # docs/rules/medianokte.md#the-magic-die
 
 
 def make_attack(
@@ -20,24 +28,22 @@ def make_attack(
     seat: int,
     source: str,
     attack: Attack,
-    holder: Record,
+    holder: Bearer,
     action: Action,
     events: list[Event],
 ) -> None:
     """One attack: a single roll, compared with each target separately."""
     target, picks = action.get("target"), action.get("picks")
-    rng = SplitMix64(state["rng"])
     targets = area_targets(state, seat) if target is None else [target]
     roll: dict[str, Any] = {}
     if attack.type == "basic":
         # Euphoria on the attacker adds one die to a basic attack.
-        dice = attack.dice + (1 if holder["euphoria"] else 0)
-        roll["dice"] = [rng.die(DIE) for _ in range(dice)]
+        dice = attack.dice + (1 if holder.euphoria else 0)
+        roll["dice"] = [state.die(DIE) for _ in range(dice)]
     elif attack.type == "magic":
-        roll["magic"] = rng.pick(MAGIC_DIE)
+        roll["magic"] = state.pick(MAGIC_DIE)
     else:
-        roll["die"] = rng.die(DIE)
-    state["rng"] = rng.state
+        roll["die"] = state.die(DIE)
     results: list[dict[str, Any]] = []
     for aimed in targets:
         damage, hit = _resolve(state, attack, roll, aimed)
@@ -67,7 +73,7 @@ def _resolve(state: State, attack: Attack, roll: dict[str, Any], target: str) ->
 def characteristic(state: State, target: str, stat: str) -> int:
     """A character's fuerza, destreza or voluntad; an astrali has none, so a special attack
     tests its armour (ours)."""
-    kind, seat, _ = locate(state, target)
-    if kind == "hero":
-        return int(hero_card(state, seat).stats[stat])
+    seat, record = locate(state, target)
+    if isinstance(record, Hero):
+        return hero_card(state, seat).stats[stat]
     return armour(state, target)

@@ -4,19 +4,21 @@ characters.toml holds the characters and their five cards; astralis.toml, object
 events.toml the cards a Nave is built from. A malformed file stops the import.
 """
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
+from service.games.kernel.content import ContentError as ContentError  # re-exported
+from service.games.kernel.content import entry, integer, read_toml, table, tables, text
 from service.games.kernel.rng import SplitMix64
+
+Position = Literal["upright", "turned", "exhausted"]
 
 STATS = ("fuerza", "destreza", "voluntad")
 RANGES = ("melee", "ranged", "area")
 ATTACK_TYPES = ("basic", "magic", "special")
 COSTS = ("turn", "exhaust")
-POSITIONS = ("upright", "turned", "exhausted")
+POSITIONS: tuple[Position, ...] = ("upright", "turned", "exhausted")
 SIGNS = ("positive", "negative", "neutral")
 NAVE_KINDS = ("astrali", "permanent", "discardable", "weapon", "event")
 OBJECT_KINDS = ("permanent", "discardable", "weapon")
@@ -49,21 +51,19 @@ _EFFECT_TARGETS: Mapping[str, frozenset[str]] = {
     "raise_all": frozenset({"enemy_vacio"}),
 }
 _COUNTED = frozenset({"damage", "poison", "heal", "draw", "energy", "tire"})
+# The positions a tiring effect may leave a card in.
+_TIRED: Mapping[str, Position] = {"turned": "turned", "exhausted": "exhausted"}
 
 NAVE_SIZE = 30
 PER_KIND = 10  # events, astralis and objects each
 MAX_COPIES = 2  # (ours) the seed sets no limit
 
 
-class ContentError(ValueError):
-    """The card data is malformed."""
-
-
 @dataclass(frozen=True)
 class Effect:
     do: str
     n: int = 1
-    position: str = "turned"  # for "tire": the position the card is tired to
+    position: Position = "turned"  # for "tire": the position the card is tired to
 
 
 @dataclass(frozen=True)
@@ -117,128 +117,111 @@ class Character:
         return (*self.weapons, self.assistance, self.final)
 
 
-def _int(raw: Mapping[str, Any], key: str, where: str, low: int = 1) -> int:
-    value = raw.get(key)
-    if type(value) is not int or value < low:
-        raise ContentError(f"{where}: {key} must be an integer of at least {low}")
-    return value
-
-
-def _str(raw: Mapping[str, Any], key: str, where: str, choices: tuple[str, ...] = ()) -> str:
-    value = raw.get(key)
-    if not isinstance(value, str) or not value or (choices and value not in choices):
-        expected = f"one of {list(choices)}" if choices else "a non-empty string"
-        raise ContentError(f"{where}: {key} must be {expected}")
-    return value
-
-
-def _effects(raw: Any, where: str, target: str | None) -> tuple[Effect, ...]:
-    if not isinstance(raw, list):
-        raise ContentError(f"{where}: effects must be a list")
+def _effects(items: list[Mapping[str, Any]], where: str, target: str | None) -> tuple[Effect, ...]:
     effects = []
-    for item in raw:
-        if not isinstance(item, Mapping) or set(item) - {"do", "n", "position"}:
-            raise ContentError(f"{where}: an effect is a table of do, n, position")
-        do = _str(item, "do", where, tuple(_EFFECT_TARGETS))
+    for index, item in enumerate(items):
+        at = f"{where}.effects[{index}]"
+        unknown = set(item) - {"do", "n", "position"}
+        if unknown:
+            raise ContentError(f"{at}: expected only do, n and position, got {sorted(unknown)}")
+        do = text(item, "do", at, _EFFECT_TARGETS)
         # An attack's effects fall on what it hit; a card's on the target it names.
         if target is not None and target not in _EFFECT_TARGETS[do]:
-            raise ContentError(f"{where}: {do} cannot be aimed at {target}")
+            raise ContentError(f"{at}: {do} cannot be aimed at {target}")
         if target is None and not _EFFECT_TARGETS[do] & {"enemy"}:
-            raise ContentError(f"{where}: an attack cannot {do} what it hits")
-        n = _int(item, "n", where) if "n" in item else 1
+            raise ContentError(f"{at}: an attack cannot {do} what it hits")
+        n = integer(item, "n", at, low=1) if "n" in item else 1
         if "n" in item and do not in _COUNTED:
-            raise ContentError(f"{where}: {do} takes no n")
-        position = "turned"
+            raise ContentError(f"{at}.n: {do} takes no n")
+        position: Position = "turned"
         if do == "tire":
-            position = _str(item, "position", where, ("turned", "exhausted"))
+            position = _TIRED[text(item, "position", at, _TIRED)]
         elif "position" in item:
-            raise ContentError(f"{where}: only tire takes a position")
+            raise ContentError(f"{at}.position: only tire takes a position")
         effects.append(Effect(do, n, position))
     return tuple(effects)
 
 
-def _attack(raw: Any, where: str, astrali: bool) -> Attack:
-    if not isinstance(raw, Mapping):
-        raise ContentError(f"{where}: attack must be a table")
-    kind = _str(raw, "type", where, ("basic", "special") if astrali else ATTACK_TYPES)
+def _attack(raw: Mapping[str, Any], where: str, astrali: bool) -> Attack:
+    kind = text(raw, "type", where, ("basic", "special") if astrali else ATTACK_TYPES)
     if astrali:
         if "range" in raw:
-            raise ContentError(f"{where}: an astrali's range follows from its attack type")
+            raise ContentError(f"{where}.range: an astrali's range follows from its attack type")
         # The seed: every astrali attacks in melee, except special attacks, at range.
         reach = "ranged" if kind == "special" else "melee"
     else:
-        reach = _str(raw, "range", where, RANGES)
-    effects = _effects(raw.get("effects", []), where, None)
+        reach = text(raw, "range", where, RANGES)
+    effects = _effects(tables(raw, "effects", where) if "effects" in raw else [], where, None)
     if kind == "basic":
-        return Attack(reach, kind, dice=_int(raw, "dice", where), effects=effects)
+        return Attack(reach, kind, dice=integer(raw, "dice", where, low=1), effects=effects)
     if kind == "special":
-        stat = _str(raw, "stat", where, STATS)
-        return Attack(reach, kind, stat=stat, damage=_int(raw, "damage", where), effects=effects)
+        stat = text(raw, "stat", where, STATS)
+        damage = integer(raw, "damage", where, low=1)
+        return Attack(reach, kind, stat=stat, damage=damage, effects=effects)
     return Attack(reach, kind, effects=effects)
 
 
 def parse_card(raw: Mapping[str, Any]) -> Card:
     """One validated card, or `ContentError`."""
     where = f"card {raw.get('id')!r}"
-    card_id = _str(raw, "id", where)
-    kind = _str(raw, "kind", where, ("astrali", *OBJECT_KINDS, "event", "assistance", "final"))
+    card_id = text(raw, "id", where)
+    kind = text(raw, "kind", where, ("astrali", *OBJECT_KINDS, "event", "assistance", "final"))
     fields: dict[str, Any] = {
         "id": card_id,
-        "name": _str(raw, "name", where),
+        "name": text(raw, "name", where),
         "kind": kind,
-        "text": _str(raw, "text", where),
+        "text": text(raw, "text", where),
     }
-    icon = raw.get("icon")
-    if icon is not None:
-        fields["icon"] = _str(raw, "icon", where)
+    has_icon = "icon" in raw
+    if has_icon:
+        fields["icon"] = text(raw, "icon", where)
     if kind == "astrali":
-        fields["life"] = _int(raw, "life", where)
-        fields["armour"] = _int(raw, "armour", where)
-        fields["attack"] = _attack(raw.get("attack"), where, astrali=True)
+        fields["life"] = integer(raw, "life", where, low=1)
+        fields["armour"] = integer(raw, "armour", where, low=1)
+        fields["attack"] = _attack(table(raw, "attack", where), f"{where}.attack", astrali=True)
     elif kind == "weapon":
-        fields["cost"] = _str(raw, "cost", where, COSTS)
-        fields["attack"] = _attack(raw.get("attack"), where, astrali=False)
-        if icon is not None:
+        fields["cost"] = text(raw, "cost", where, COSTS)
+        fields["attack"] = _attack(table(raw, "attack", where), f"{where}.attack", astrali=False)
+        if has_icon:
             fields["kind"] = "character_weapon"
     elif kind == "permanent":
-        bonus = raw.get("bonus")
-        if not isinstance(bonus, Mapping) or not bonus or set(bonus) - {"armour", "life"}:
-            raise ContentError(f"{where}: a permanent object has a bonus of armour and/or life")
-        fields["armour_bonus"] = _int(bonus, "armour", where) if "armour" in bonus else 0
-        fields["life_bonus"] = _int(bonus, "life", where) if "life" in bonus else 0
+        bonus = table(raw, "bonus", where)
+        if not bonus or set(bonus) - {"armour", "life"}:
+            raise ContentError(f"{where}.bonus: expected armour and/or life, got {dict(bonus)!r}")
+        at = f"{where}.bonus"
+        fields["armour_bonus"] = integer(bonus, "armour", at, low=1) if "armour" in bonus else 0
+        fields["life_bonus"] = integer(bonus, "life", at, low=1) if "life" in bonus else 0
     else:
         if kind == "event":
-            fields["sign"] = _str(raw, "sign", where, SIGNS)
+            fields["sign"] = text(raw, "sign", where, SIGNS)
         if kind == "assistance":
-            fields["cost"] = _str(raw, "cost", where, COSTS)
+            fields["cost"] = text(raw, "cost", where, COSTS)
         if kind == "final" and "attack" in raw:
-            fields["attack"] = _attack(raw["attack"], where, astrali=False)
+            fields["attack"] = _attack(table(raw, "attack", where), f"{where}.attack", False)
         else:
-            fields["target"] = _str(raw, "target", where, TARGETS)
-            fields["effects"] = _effects(raw.get("effects"), where, fields["target"])
-            if not fields["effects"]:
-                raise ContentError(f"{where}: needs at least one effect")
-    if (kind in ("assistance", "final")) != (icon is not None) and kind != "weapon":
-        raise ContentError(f"{where}: only a character's cards carry its icon")
+            fields["target"] = text(raw, "target", where, TARGETS)
+            fields["effects"] = _effects(tables(raw, "effects", where), where, fields["target"])
+    if (kind in ("assistance", "final")) != has_icon and kind != "weapon":
+        raise ContentError(f"{where}.icon: only a character's cards carry its icon")
     return Card(**fields)
 
 
 def parse_character(raw: Mapping[str, Any], cards: Mapping[str, Card]) -> Character:
     """One validated character, whose four cards exist and share its icon; or `ContentError`."""
     where = f"character {raw.get('id')!r}"
-    weapons = raw.get("weapons")
+    weapons = entry(raw, "weapons", where)
     if not isinstance(weapons, list) or len(weapons) != 2:
-        raise ContentError(f"{where}: weapons must name two cards")
+        raise ContentError(f"{where}.weapons: expected two card ids, got {weapons!r}")
     character = Character(
-        id=_str(raw, "id", where),
-        name=_str(raw, "name", where),
-        icon=_str(raw, "icon", where),
-        life=_int(raw, "life", where),
-        armour=_int(raw, "armour", where),
-        stats={stat: _int(raw, stat, where) for stat in STATS},
+        id=text(raw, "id", where),
+        name=text(raw, "name", where),
+        icon=text(raw, "icon", where),
+        life=integer(raw, "life", where, low=1),
+        armour=integer(raw, "armour", where, low=1),
+        stats={stat: integer(raw, stat, where, low=1) for stat in STATS},
         weapons=(str(weapons[0]), str(weapons[1])),
-        assistance=_str(raw, "assistance", where),
-        final=_str(raw, "final", where),
+        assistance=text(raw, "assistance", where),
+        final=text(raw, "final", where),
     )
     expected = ("character_weapon", "character_weapon", "assistance", "final")
     for card_id, kind in zip(character.cards, expected, strict=True):
@@ -304,10 +287,7 @@ FILES = ("characters.toml", "astralis.toml", "objects.toml", "events.toml")
 
 def load_content() -> Content:
     """The shipped card list."""
-    root = resources.files(__package__)
-    return parse_content(
-        {name: tomllib.loads(root.joinpath(name).read_text(encoding="utf-8")) for name in FILES}
-    )
+    return parse_content({name: read_toml(__package__, name) for name in FILES})
 
 
 CONTENT = load_content()

@@ -1,16 +1,24 @@
-"""Medianokte: Exploración, duel mode (seed 000) on the match kernel: loadouts, views, secrets."""
+"""Medianokte: Exploración, duel mode (seed 000) on the match kernel: loadouts, who is asked
+what, an answer played, a seat resigning, and what everyone sees.
+
+The rules under it: the cuts and the roll-off in `setup`, the legal activations in
+`activations`, a turn carried out in `turn`, with `attacks`, `effects` and `damage` under it,
+the choices of targets in `targets`, the state and its lookups in `state`; the rules as
+written in docs/rules/medianokte.md.
+"""
 
 import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games.kernel.hidden import Hidden, reveal
+from service.games.kernel.hidden import Hidden
 from service.games.kernel.loadouts import LoadoutError, check_copies, check_size
 from service.games.kernel.prompts import Action, Prompt
-from service.games.kernel.protocol import Event, Game, IllegalAction, OptionSpec, Outcome
+from service.games.kernel.protocol import Event, IllegalAction, Outcome
 from service.games.kernel.rng import MASK64, SplitMix64
-from service.games.medianokte import rules
+from service.games.kernel.table import TableGame
+from service.games.medianokte.activations import activations
 from service.games.medianokte.bot import choose
 from service.games.medianokte.content import (
     CONTENT,
@@ -21,19 +29,36 @@ from service.games.medianokte.content import (
     banned_rule,
     random_nave,
 )
-from service.games.medianokte.setup import new_state
-from service.games.medianokte.state import State, armour, card_of, max_life
-from service.games.medianokte.turn import ACTIVATIONS
+from service.games.medianokte.damage import defeat
+from service.games.medianokte.setup import after_cuts, cut, cut_position, cut_target
+from service.games.medianokte.state import (
+    Astrali,
+    Final,
+    Hero,
+    Placed,
+    Player,
+    State,
+    armour,
+    card_of,
+    following,
+    living,
+    max_life,
+)
+from service.games.medianokte.turn import (
+    ACTIVATIONS,
+    activate,
+    end_turn,
+    finish_if_over,
+    start_turn,
+)
 
 
-class MedianokteGame(Game[State]):
+class MedianokteGame(TableGame[State]):
     id = "medianokte"
     ruleset = "medianokte-duel-1"
     min_seats = 2
     max_seats = 4
-
-    def options_schema(self) -> dict[str, OptionSpec]:
-        return {}
+    state_type = State
 
     def loadout_schema(self) -> dict[str, Any]:
         nave_cards = [c.id for c in CONTENT.cards.values() if c.kind in NAVE_KINDS]
@@ -54,7 +79,22 @@ class MedianokteGame(Game[State]):
         }
 
     def validate_loadout(self, loadout: Any, options: Mapping[str, Any]) -> Any:
-        return check_loadout(loadout)
+        """A character and a legal Nave (a list, or `random_nave`: a seed for the builder); or
+        a `LoadoutError` naming the card and the rule."""
+        if not isinstance(loadout, Mapping) or "character" not in loadout:
+            raise LoadoutError("malformed", 'a loadout is {"character": id, "nave": [30 card ids]}')
+        if set(loadout) not in ({"character", "nave"}, {"character", "random_nave"}):
+            raise LoadoutError("malformed", "a loadout has a character and a nave or a random_nave")
+        character = loadout["character"]
+        if not isinstance(character, str) or character not in CONTENT.characters:
+            details = {"card": character}
+            raise LoadoutError("unknown_character", f"no character {character!r}", details)
+        if "random_nave" in loadout:
+            seed = loadout["random_nave"]
+            if type(seed) is not int or not 0 <= seed <= MASK64:
+                raise LoadoutError("malformed", "random_nave is an integer seed in 0..2^64-1")
+            return {"character": character, "nave": random_nave(seed)}
+        return {"character": character, "nave": check_nave(loadout["nave"])}
 
     def sample_loadout(self, seed: int, options: Mapping[str, Any]) -> Any:
         rng = SplitMix64(seed)
@@ -64,34 +104,97 @@ class MedianokteGame(Game[State]):
     def setup(
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
     ) -> State:
+        """Naves shuffled, characters laid out; the cuts come next (the seed's order)."""
         _, checked = self.prepare(seed, seats, options, loadouts)
-        return new_state(seed, checked)
+        players = []
+        for seat, loadout in enumerate(checked):
+            character = CONTENT.characters[loadout["character"]]
+            slots = [character.weapons[0], character.weapons[1], character.assistance]
+            players.append(
+                Player(
+                    character=character.id,
+                    hero=Hero(id=f"s{seat}:{character.id}"),
+                    slots=[Placed(f"s{seat}:{card}", "upright") for card in slots],
+                    final=Final(f"s{seat}:{character.final}", 0),
+                    nave=[f"s{seat}.{i}:{card}" for i, card in enumerate(loadout["nave"])],
+                )
+            )
+        state = State(
+            seed=seed,
+            rng=seed,
+            phase="cut",
+            cut=[False] * seats,
+            rolls=[],
+            chooser=None,
+            first=None,
+            turn=0,
+            used=0,
+            step=0,
+            fallen=[],
+            result=None,
+            players=players,
+        )
+        for player in state.players:
+            state.shuffle(player.nave)
+        return state
 
     def setup_events(self, state: State) -> list[Event]:
         return [
-            Event(
-                "shuffled", {"seat": s, "nave": Hidden((), list(p["nave"]), shown=len(p["nave"]))}
-            )
-            for s, p in enumerate(state["players"])
+            Event("shuffled", {"seat": s, "nave": Hidden((), list(p.nave), shown=len(p.nave))})
+            for s, p in enumerate(state.players)
         ]
 
     def seat_count(self, state: State) -> int:
-        return len(state["players"])
+        return len(state.players)
 
     def prompt(self, state: State, seat: int) -> Prompt | None:
-        return rules.prompt(state, seat) if type(seat) is int else None
+        if type(seat) is not int or not 0 <= seat < len(state.players) or state.players[seat].out:
+            return None
+        if state.phase == "cut" and not state.cut[seat]:
+            target = cut_target(state, seat)
+            at = {"type": "integer", "minimum": 1, "maximum": len(state.players[target].nave) - 1}
+            return Prompt("cut", [], {"cut": {"at": at}}, {"nave": target})
+        if state.phase == "choose" and seat == state.chooser:
+            actions: list[Action] = [{"type": "first", "seat": s} for s in living(state)]
+            return Prompt("choose_first", actions, data={"rolls": state.rolls})
+        if state.phase == "turn" and seat == state.turn:
+            left = ACTIVATIONS - state.used
+            return Prompt("activation", activations(state, seat), data={"activations_left": left})
+        return None
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        if type(seat) is not int:
-            raise IllegalAction(f"seat {seat!r} may not act now")
-        return rules.apply(state, seat, action)
+    def play(
+        self, state: State, seat: int, asked: Prompt, action: Action, events: list[Event]
+    ) -> None:
+        state.step += 1
+        if asked.kind == "cut":
+            maximum = asked.params["cut"]["at"]["maximum"]
+            cut(state, seat, cut_position(action, maximum), events)
+        elif asked.kind == "choose_first":
+            state.first = action["seat"]
+            events.append(Event("first_player", {"chooser": seat, "seat": action["seat"]}))
+            start_turn(state, action["seat"], events)
+        else:
+            activate(state, seat, action, events)
 
-    def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
-        return rules.resign(state, seat)
+    def forfeit(self, state: State, seat: int, events: list[Event]) -> None:
+        """The seat is out; the others play on, and with one left standing it wins (ours)."""
+        if not 0 <= seat < len(state.players) or state.players[seat].out:
+            raise IllegalAction(f"seat {seat} is not playing")
+        state.step += 1
+        defeat(state, seat, "resigned", events)
+        if finish_if_over(state, events):
+            return
+        if state.phase == "cut":
+            after_cuts(state, events)
+        elif state.phase == "choose" and state.chooser == seat:
+            # The chooser is gone: the next seat still playing starts (ours).
+            state.first = following(state, seat)
+            start_turn(state, state.first, events)
+        elif state.phase == "turn" and state.turn == seat:
+            end_turn(state, seat, events)
 
     def outcome(self, state: State) -> Outcome | None:
-        result: Outcome | None = state["result"]
-        return result
+        return state.result
 
     def timeout_action(self, state: State, seat: int) -> Action:
         asked = self.prompt(state, seat)
@@ -103,57 +206,30 @@ class MedianokteGame(Game[State]):
         return super().timeout_action(state, seat)
 
     def observe(self, state: State) -> dict[str, Any]:
-        left = ACTIVATIONS - state["used"] if state["phase"] == "turn" else None
+        turn = state.phase == "turn"
         return {
-            "phase": state["phase"],
-            "turn": state["turn"] if state["phase"] == "turn" else None,
-            "activations_left": left,
-            "chooser": state["chooser"],
-            "first": state["first"],
-            "rolls": copy.deepcopy(state["rolls"]),
-            "cut": list(state["cut"]),
-            "players": [_observe_player(state, s) for s in range(len(state["players"]))],
-            "outcome": copy.deepcopy(state["result"]),
+            "phase": state.phase,
+            "turn": state.turn if turn else None,
+            "activations_left": ACTIVATIONS - state.used if turn else None,
+            "chooser": state.chooser,
+            "first": state.first,
+            "rolls": [dict(rolls) for rolls in state.rolls],
+            "cut": list(state.cut),
+            "players": [_observe_player(state, s) for s in range(len(state.players))],
+            "outcome": copy.deepcopy(state.result),
         }
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
         # Every Nave's order and every card still in a Nave (no one has seen them), and the
         # other players' hands.
-        players = state["players"]
-        orders = [list(p["nave"]) for p in players if len(p["nave"]) > 1]
-        in_naves = [c for p in players for c in p["nave"]]
-        in_hands = [c for s, p in enumerate(players) if s != seat for c in p["hand"]]
-        return [state["seed"], state["rng"], *orders, *in_naves, *in_hands]
-
-    def replay_view(self, state: State) -> dict[str, Any]:
-        return {**reveal(self.observe(state)), "seed": state["seed"], "rng": state["rng"]}
+        players = state.players
+        orders = [list(p.nave) for p in players if len(p.nave) > 1]
+        in_naves = [c for p in players for c in p.nave]
+        in_hands = [c for s, p in enumerate(players) if s != seat for c in p.hand]
+        return [*super().secrets(state, seat), *orders, *in_naves, *in_hands]
 
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
         return choose(view, prompt, rng_seed)
-
-    def dump_state(self, state: State) -> dict[str, Any]:
-        return copy.deepcopy(state)
-
-    def load_state(self, data: Mapping[str, Any]) -> State:
-        return copy.deepcopy(dict(data))
-
-
-def check_loadout(loadout: Any) -> dict[str, Any]:
-    """A character and a legal Nave (a list, or `random_nave`: a seed for the builder); or a
-    `LoadoutError` naming the card and the rule."""
-    if not isinstance(loadout, Mapping) or "character" not in loadout:
-        raise LoadoutError("malformed", 'a loadout is {"character": id, "nave": [30 card ids]}')
-    if set(loadout) not in ({"character", "nave"}, {"character", "random_nave"}):
-        raise LoadoutError("malformed", "a loadout has a character and a nave or a random_nave")
-    character = loadout["character"]
-    if not isinstance(character, str) or character not in CONTENT.characters:
-        raise LoadoutError("unknown_character", f"no character {character!r}", {"card": character})
-    if "random_nave" in loadout:
-        seed = loadout["random_nave"]
-        if type(seed) is not int or not 0 <= seed <= MASK64:
-            raise LoadoutError("malformed", "random_nave is an integer seed in 0..2^64-1")
-        return {"character": character, "nave": random_nave(seed)}
-    return {"character": character, "nave": check_nave(loadout["nave"])}
 
 
 def check_nave(nave: Any) -> list[str]:
@@ -187,60 +263,56 @@ def check_nave(nave: Any) -> list[str]:
 
 
 def _observe_player(state: State, seat: int) -> dict[str, Any]:
-    player = state["players"][seat]
-    hero = player["hero"]
-    character = CONTENT.characters[player["character"]]
+    player = state.players[seat]
+    hero = player.hero
+    character = CONTENT.characters[player.character]
     return {
         "seat": seat,
-        "out": player["out"],
+        "out": player.out,
         "character": {
-            "id": hero["id"],
+            "id": hero.id,
             "card": character.id,
-            "damage": hero["damage"],
+            "damage": hero.damage,
             "life": max_life(state, seat),
-            "armour": armour(state, hero["id"]),
+            "armour": armour(state, hero.id),
             "stats": dict(character.stats),
-            "poison": hero["poison"],
-            "bleeding": hero["bleed"] is not None,
-            "euphoria": hero["euphoria"],
+            "poison": hero.poison,
+            "bleeding": hero.bleed is not None,
+            "euphoria": hero.euphoria,
         },
         "actions": [
-            {"id": s["id"], "card": card_of(s["id"]).id, "position": s["position"]}
-            for s in player["slots"]
+            {"id": s.id, "card": card_of(s.id).id, "position": s.position} for s in player.slots
         ],
         "final": {
-            "id": player["final"]["id"],
-            "card": card_of(player["final"]["id"]).id,
-            "energy": player["final"]["energy"],
+            "id": player.final.id,
+            "card": card_of(player.final.id).id,
+            "energy": player.final.energy,
         },
-        "army": [_observe_astrali(state, a) for a in player["army"]],
-        "discardables": [
-            {"id": d["id"], "card": card_of(d["id"]).id} for d in player["discardables"]
-        ],
+        "army": [_observe_astrali(state, a) for a in player.army],
+        "discardables": [{"id": d.id, "card": card_of(d.id).id} for d in player.discardables],
         "permanents": [
-            {"id": o["id"], "card": card_of(o["id"]).id, "position": o["position"]}
-            for o in player["permanents"]
+            {"id": o.id, "card": card_of(o.id).id, "position": o.position}
+            for o in player.permanents
         ],
-        "hand": Hidden((seat,), list(player["hand"]), shown=len(player["hand"])),
-        "nave": Hidden((), list(player["nave"]), shown=len(player["nave"])),
+        "hand": Hidden((seat,), list(player.hand), shown=len(player.hand)),
+        "nave": Hidden((), list(player.nave), shown=len(player.nave)),
         "vacio": [
-            {"id": v["id"], "card": card_of(v["id"]).id, "position": v["position"]}
-            for v in player["vacio"]
+            {"id": v.id, "card": card_of(v.id).id, "position": v.position} for v in player.vacio
         ],
     }
 
 
-def _observe_astrali(state: State, record: Mapping[str, Any]) -> dict[str, Any]:
-    card = card_of(record["id"])
+def _observe_astrali(state: State, record: Astrali) -> dict[str, Any]:
+    card = card_of(record.id)
     return {
-        "id": record["id"],
+        "id": record.id,
         "card": card.id,
-        "owner": record["owner"],
-        "position": record["position"],
-        "damage": record["damage"],
+        "owner": record.owner,
+        "position": record.position,
+        "damage": record.damage,
         "life": card.life,
-        "armour": armour(state, record["id"]),
-        "poison": record["poison"],
-        "bleeding": record["bleed"] is not None,
-        "euphoria": record["euphoria"],
+        "armour": armour(state, record.id),
+        "poison": record.poison,
+        "bleeding": record.bleed is not None,
+        "euphoria": record.euphoria,
     }

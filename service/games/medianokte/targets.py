@@ -6,34 +6,42 @@ from collections.abc import Iterator
 from typing import Any
 
 from service.games.medianokte.content import Attack, Card, Effect
-from service.games.medianokte.state import Record, State, card_of, enemies, locate
+from service.games.medianokte.state import (
+    Player,
+    State,
+    VacioCard,
+    card_of,
+    enemies,
+    is_hero,
+    locate,
+)
 
 
 def _targets_of(state: State, seat: int, target: str) -> list[str]:
     """Every choice for one card target kind (`None`-free: "self" has one empty choice)."""
-    me = state["players"][seat]
-    foes = [state["players"][e] for e in enemies(state, seat)]
+    me = state.players[seat]
+    foes = [state.players[e] for e in enemies(state, seat)]
     if target == "ally":
-        return [me["hero"]["id"], *(a["id"] for a in me["army"])]
+        return [me.hero.id, *(a.id for a in me.army)]
     if target == "ally_astrali":
-        return [a["id"] for a in me["army"]]
+        return [a.id for a in me.army]
     if target == "enemy":
-        return [t for p in foes for t in [p["hero"]["id"], *(a["id"] for a in p["army"])]]
+        return [t for p in foes for t in [p.hero.id, *(a.id for a in p.army)]]
     if target == "enemy_character":
-        return [p["hero"]["id"] for p in foes]
+        return [p.hero.id for p in foes]
     if target == "enemy_astrali":
-        return [a["id"] for p in foes for a in p["army"]]
+        return [a.id for p in foes for a in p.army]
     if target == "vacio_astrali":
-        return [r["id"] for s, p in enumerate(state["players"]) for r in raisable(p, seat)]
+        return [r.id for p in state.players for r in raisable(p, seat)]
     if target == "enemy_vacio":
-        others = [p for s, p in enumerate(state["players"]) if s != seat]
-        return [p["hero"]["id"] for p in others if raisable(p, seat)]
+        others = [p for s, p in enumerate(state.players) if s != seat]
+        return [p.hero.id for p in others if raisable(p, seat)]
     raise ValueError(target)
 
 
-def raisable(player: Record, seat: int) -> list[Record]:
+def raisable(player: Player, seat: int) -> list[VacioCard]:
     """The astralis in `player`'s Vacío that are enemies of `seat` (the Nigromante's FAQ)."""
-    return [r for r in player["vacio"] if card_of(r["id"]).kind == "astrali" and r["owner"] != seat]
+    return [r for r in player.vacio if card_of(r.id).kind == "astrali" and r.owner != seat]
 
 
 def card_choices(state: State, seat: int, card: Card) -> list[dict[str, Any]]:
@@ -43,7 +51,7 @@ def card_choices(state: State, seat: int, card: Card) -> list[dict[str, Any]]:
     tire = next((e for e in card.effects if e.do == "tire"), None)
     options: list[dict[str, Any]] = []
     for target in _targets_of(state, seat, card.target):
-        if tire is not None and locate(state, target)[0] == "hero":
+        if tire is not None and is_hero(state, target):
             options += [
                 {"target": target, "picks": picks} for picks in tire_picks(state, target, tire)
             ]
@@ -55,8 +63,8 @@ def card_choices(state: State, seat: int, card: Card) -> list[dict[str, Any]]:
 def tire_picks(state: State, hero: str, tire: Effect) -> Iterator[list[str]]:
     """The FAQ: tiring a character's actions picks among its weapons and its assistance, never
     its final action; n actions are n of those three (all of them when n is 3 or more)."""
-    _, seat, _ = locate(state, hero)
-    slots = [s["id"] for s in state["players"][seat]["slots"]]
+    seat, _ = locate(state, hero)
+    slots = [s.id for s in state.players[seat].slots]
     for combo in itertools.combinations(slots, min(tire.n, len(slots))):
         yield list(combo)
 
@@ -67,14 +75,14 @@ def attack_targets(state: State, seat: int, attack: Attack) -> list[str] | None:
         return None
     targets = []
     for foe in enemies(state, seat):
-        player = state["players"][foe]
-        upright = [a["id"] for a in player["army"] if a["position"] == "upright"]
+        player = state.players[foe]
+        upright = [a.id for a in player.army if a.position == "upright"]
         if attack.range == "melee" and upright:
             # Melee must hit an upright defender while one exists; only with none upright
             # may it pick any target, the player included.
             targets += upright
         else:
-            targets += [player["hero"]["id"], *(a["id"] for a in player["army"])]
+            targets += [player.hero.id, *(a.id for a in player.army)]
     return targets
 
 

@@ -7,11 +7,14 @@ from service.games.medianokte.attacks import make_attack
 from service.games.medianokte.damage import defeat, hurt
 from service.games.medianokte.effects import apply_effects
 from service.games.medianokte.state import (
-    Record,
+    Astrali,
+    Discardable,
+    Placed,
     State,
-    astrali_record,
+    VacioCard,
     card_of,
     draw,
+    following,
     living,
     present,
     tire,
@@ -22,7 +25,7 @@ ACTIVATIONS = 3
 
 
 def start_turn(state: State, seat: int, events: list[Event]) -> None:
-    state["phase"], state["turn"], state["used"] = "turn", seat, 0
+    state.phase, state.turn, state.used = "turn", seat, 0
     events.append(Event("turn_start", {"seat": seat}))
 
 
@@ -32,10 +35,10 @@ def activate(state: State, seat: int, action: Action, events: list[Event]) -> No
         _explore(state, seat, events)
         return
     if kind == "end":
-        events.append(Event("turn_ended", {"seat": seat, "unused": ACTIVATIONS - state["used"]}))
+        events.append(Event("turn_ended", {"seat": seat, "unused": ACTIVATIONS - state.used}))
         end_turn(state, seat, events)
         return
-    state["used"] += 1
+    state.used += 1
     if kind == "play":
         _play(state, seat, action, events)
     elif kind == "attack":
@@ -43,111 +46,102 @@ def activate(state: State, seat: int, action: Action, events: list[Event]) -> No
         card = card_of(action["with"])
         tire(source, "exhausted" if card.cost == "exhaust" else "turned")
         assert card.attack is not None
-        holder = source if card.kind == "astrali" else state["players"][seat]["hero"]
+        holder = source if isinstance(source, Astrali) else state.players[seat].hero
         make_attack(state, seat, action["with"], card.attack, holder, action, events)
     else:
         _use(state, seat, action, events)
     if finish_if_over(state, events):
         return
-    if state["used"] >= ACTIVATIONS:
+    if state.used >= ACTIVATIONS:
         end_turn(state, seat, events)
 
 
-def _source(state: State, seat: int, instance: str) -> Record:
-    me = state["players"][seat]
-    for record in [*me["slots"], *me["permanents"], *me["army"]]:
-        if record["id"] == instance:
-            found: Record = record
-            return found
+def _source(state: State, seat: int, instance: str) -> Placed | Astrali:
+    for record in state.players[seat].in_play():
+        if record.id == instance:
+            return record
     raise KeyError(instance)
 
 
 def _play(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    me = state["players"][seat]
+    me = state.players[seat]
     instance = action["card"]
-    me["hand"].remove(instance)
+    me.hand.remove(instance)
     card = card_of(instance)
     events.append(Event("played", {"seat": seat, "card": instance}))
     if card.kind == "astrali":
-        me["army"].append(astrali_record(instance, "upright", seat))
+        me.army.append(Astrali(id=instance, position="upright", owner=seat))
     elif card.kind == "discardable":
-        me["discardables"].append({"id": instance})
+        me.discardables.append(Discardable(instance))
     elif card.kind in ("permanent", "weapon"):
-        me["permanents"].append({"id": instance, "position": "upright"})
+        me.permanents.append(Placed(instance, "upright"))
     else:
         # An event's effect happens at once, as part of the same activation; then the Vacío.
         apply_effects(state, seat, card, action, events)
-        me["vacio"].append({"id": instance, "position": "upright", "owner": seat})
+        me.vacio.append(VacioCard(instance, "upright", seat))
 
 
 def _use(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    me = state["players"][seat]
+    me = state.players[seat]
     instance = action["card"]
     card = card_of(instance)
     events.append(Event("used", {"seat": seat, "card": instance}))
     if card.kind == "discardable":
-        me["discardables"] = [d for d in me["discardables"] if d["id"] != instance]
+        me.discardables = [d for d in me.discardables if d.id != instance]
         apply_effects(state, seat, card, action, events)
-        me["vacio"].append({"id": instance, "position": "upright", "owner": seat})
+        me.vacio.append(VacioCard(instance, "upright", seat))
     elif card.kind == "assistance":
-        tire(me["slots"][2], "exhausted" if card.cost == "exhaust" else "turned")
+        tire(me.slots[2], "exhausted" if card.cost == "exhaust" else "turned")
         apply_effects(state, seat, card, action, events)
     else:
         # The final action: every energy counter comes off; it is never turned or exhausted.
-        me["final"]["energy"] = 0
+        me.final.energy = 0
         if card.attack is not None:
-            make_attack(state, seat, instance, card.attack, me["hero"], action, events)
+            make_attack(state, seat, instance, card.attack, me.hero, action, events)
         else:
             apply_effects(state, seat, card, action, events)
 
 
 def _explore(state: State, seat: int, events: list[Event]) -> None:
     """Draw 2 and rest every card in play; exploring an empty Nave loses the match."""
-    me = state["players"][seat]
-    events.append(Event("explored", {"seat": seat, "nave": len(me["nave"])}))
-    if not me["nave"]:
+    me = state.players[seat]
+    events.append(Event("explored", {"seat": seat, "nave": len(me.nave)}))
+    if not me.nave:
         defeat(state, seat, "empty_nave", events)
     else:
         for _ in range(EXPLORE_DRAW):
             draw(state, seat, events)
-        for record in [*me["slots"], *me["permanents"], *me["army"]]:
-            if record["position"] == "turned":
-                record["position"] = "upright"
-            elif record["position"] == "exhausted":
-                record["position"] = "turned"
+        for record in me.in_play():
+            if record.position == "turned":
+                record.position = "upright"
+            elif record.position == "exhausted":
+                record.position = "turned"
     if not finish_if_over(state, events):
         end_turn(state, seat, events)
 
 
 def end_turn(state: State, seat: int, events: list[Event]) -> None:
     """Bleeding hurts its bearers at the end of their controller's turn; then the next seat."""
-    me = state["players"][seat]
-    if not me["out"]:
-        bearers = [me["hero"], *me["army"]]
-        for record in bearers:
-            if record["bleed"] is not None and present(state, record["id"]):
-                by = record["bleed"] if record is not me["hero"] else None
-                events.append(Event("bleeding", {"target": record["id"]}))
-                hurt(state, record["id"], 1, by, events)
+    me = state.players[seat]
+    if not me.out:
+        for record in [me.hero, *me.army]:
+            if record.bleed is not None and present(state, record.id):
+                by = record.bleed if record is not me.hero else None
+                events.append(Event("bleeding", {"target": record.id}))
+                hurt(state, record.id, 1, by, events)
     if finish_if_over(state, events):
         return
-    seats = len(state["players"])
-    following = next(
-        s
-        for s in ((seat + k) % seats for k in range(1, seats + 1))
-        if not state["players"][s]["out"]
-    )
-    start_turn(state, following, events)
+    start_turn(state, following(state, seat), events)
 
 
 def finish_if_over(state: State, events: list[Event]) -> bool:
     standing = living(state)
     if len(standing) > 1:
         return False
-    if state["result"] is None:
-        state["phase"] = "over"
+    if state.result is None:
+        state.phase = "over"
         outcome = ranking(state)
-        state["result"] = outcome
+        state.result = outcome
         events.append(Event("game_over", dict(outcome)))
     return True
 
@@ -157,7 +151,7 @@ def ranking(state: State) -> Outcome:
     fell to the same action."""
     groups: list[list[int]] = [living(state)] if living(state) else []
     by_step: dict[int, list[int]] = {}
-    for seat, step in state["fallen"]:
+    for seat, step in state.fallen:
         by_step.setdefault(step, []).append(seat)
     groups += [sorted(by_step[step]) for step in sorted(by_step, reverse=True)]
     return {"winners": list(groups[0]), "ranking": groups}
