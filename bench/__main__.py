@@ -1,4 +1,4 @@
-"""The benchmark suite in one command: `python -m bench` prints one table (see the README).
+"""The benchmark suite in one command: `python -m bench` prints one table (docs/performance.md).
 
 Engine-only battles/s, of the compiled build and of the pure one with their ratio; the battle
 endpoint and the floor endpoint beside it at several concurrencies in msgpack and JSON, with one

@@ -1,4 +1,4 @@
-"""Settings from the environment, with safe defaults (see the README's configuration table)."""
+"""Settings from the environment, with safe defaults (docs/operations.md#configuration)."""
 
 import os
 import secrets

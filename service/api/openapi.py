@@ -149,7 +149,7 @@ def build_document(
             "version": "1",
             "description": (
                 "Every endpoint speaks JSON and msgpack: the request by Content-Type, the answer by"
-                " Accept. Errors share one shape. See the README."
+                " Accept. Errors share one shape. See docs/api.md#the-wire-contract."
             ),
         },
         "paths": dict(sorted(paths.items())),

@@ -1,7 +1,7 @@
 """The Kubernetes manifests: valid for the API server, and wired to each other and to the service.
 
 Built-in objects are checked against the Kubernetes JSON schemas of `kubernetes-validate`
-(strict: an unknown field is an error), at the oldest Kubernetes the README claims and at the
+(strict: an unknown field is an error), at the oldest Kubernetes deploy/README.md claims and at the
 newest the package ships. The custom resources (CloudNativePG's Cluster and Pooler, the
 Prometheus Operator's ServiceMonitor) are checked by the validators that kubernetes-models
 compiles from those projects' CRDs (tests/deploy/crd, installed by `make test`); those
@@ -263,7 +263,7 @@ def test_one_worker_per_requested_core_within_limits() -> None:
 
 
 def readme_settings() -> set[str]:
-    text = (REPO / "README.md").read_text()
+    text = (REPO / "docs" / "operations.md").read_text()
     section = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     return {name for row in rows for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split("|")[1])}
@@ -305,7 +305,7 @@ def test_the_database_urls_go_through_the_pooler_and_listen_beside_it() -> None:
     assert refs["LISTEN_DATABASE_URL"] == (f"{name}-app", "uri")
     assert refs["DB_USER"] == (f"{name}-app", "username")
     assert refs["DB_PASSWORD"] == (f"{name}-app", "password")
-    # Transaction pooling loses prepared statements (README: DB_STATEMENT_CACHE_SIZE).
+    # Transaction pooling loses prepared statements (docs/operations.md#configuration: DB_STATEMENT_CACHE_SIZE).
     assert one("ConfigMap")["data"]["DB_STATEMENT_CACHE_SIZE"] == "0"
 
 

@@ -1,6 +1,6 @@
 """Database faults under concurrent writes: every acknowledged write survives, runs add up, and
 the service serves again without a restart. One test per fault; the figures are printed
-(`pytest -s`) for the README's reliability section.
+(`pytest -s`) for docs/operations.md#reliability.
 """
 
 import asyncio

@@ -1,4 +1,5 @@
-"""Hidden information, marked where it lives and redacted per seat by one mechanism (DESIGN §5).
+"""Hidden information, marked where it lives and redacted per seat by one mechanism
+(docs/architecture.md#hidden-information).
 
 A game marks every secret in its observation tree and in its events' data with `Hidden`:
 the listed seats see `value`, everyone else (and a spectator) sees `shown`. A deck's order is

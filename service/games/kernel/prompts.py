@@ -1,4 +1,5 @@
-"""What a seat is asked now: a prompt, with its enumerated and parameterised actions (DESIGN §5).
+"""What a seat is asked now: a prompt, with its enumerated and parameterised actions
+(docs/architecture.md#the-match-kernel).
 
 Several seats may hold a prompt at once (both players cut, a response window beside the turn
 player). The server keeps one guard version per seat and bumps it only when that seat's

@@ -1,4 +1,5 @@
-"""The turn-based match protocol every tabletop game implements (DESIGN §5).
+"""The turn-based match protocol every tabletop game implements
+(docs/architecture.md#the-match-kernel).
 
 A game is a pure state machine. Seats are numbered 0..n-1. The state is opaque to the
 server except through `dump_state`/`load_state` (a JSON-able dict, round-trip exact), and it

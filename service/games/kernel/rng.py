@@ -1,4 +1,5 @@
-"""SplitMix64, the one generator every game draws from (DESIGN §3).
+"""SplitMix64, the one generator every game draws from
+(docs/architecture.md#seeds-and-determinism).
 
 It is published so that a client in any language can re-simulate from a seed.
 """
@@ -33,7 +34,8 @@ def mix64(z: int) -> int:
 
 
 def one_way_seed(parent: int, salt: bytes) -> int:
-    """A sub-seed that reveals nothing of `parent` or its siblings (DESIGN §3).
+    """A sub-seed that reveals nothing of `parent` or its siblings
+    (docs/architecture.md#seeds-and-determinism).
 
     The first 8 bytes, little-endian, of BLAKE2b over the parent seed and a documented salt.
     Use it for any sub-seed that may be revealed (a leg's seed is in that leg's replay).
