@@ -12,6 +12,8 @@ CHROMIUM := /usr/bin/chromium
 PGBOUNCER := /usr/sbin/pgbouncer
 CRD_VALIDATOR := tests/deploy/crd/node_modules/.package-lock.json
 NGINX := /usr/sbin/nginx
+JQ := /usr/bin/jq
+CURL := /usr/bin/curl
 CLUSTER_INSTANCES ?= 2
 
 .PHONY: serve cluster test lint bench
@@ -38,9 +40,10 @@ cluster: $(RUNTIME) $(PGBOUNCER) $(NGINX)
 	$(BIN)/python -m service.runtime.cluster --instances $(CLUSTER_INSTANCES)
 
 # The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own
-# here); the pooler and cluster tests, and `make cluster`, start Debian's PgBouncer and nginx.
+# here); the pooler and cluster tests, and `make cluster`, start Debian's PgBouncer and nginx;
+# the docs' shell examples, run by the suite as pasted, call curl and jq.
 # Each program's Debian package has its name.
-$(CHROMIUM) $(PGBOUNCER) $(NGINX):
+$(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL):
 	@if [ "$$(id -u)" = 0 ]; then \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(notdir $@); \
@@ -69,9 +72,9 @@ lint: $(DEV)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(CRD_VALIDATOR)
+test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(CRD_VALIDATOR)
 	$(BIN)/python -m pytest -q
 
-# The performance table of the README (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.
+# The performance table of docs/performance.md (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.
 bench: $(RUNTIME)
 	$(BIN)/python -m bench $(BENCH_ARGS)
