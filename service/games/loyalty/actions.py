@@ -1,12 +1,12 @@
-"""What each action does once it is legal: the answer to a prompt, a boost (§9), arranging the
-zones, and the active player's roll, plays, effects and declared attacks."""
+"""What each action does once it is legal: the answer to a prompt, a boost
+(docs/rules/loyalty.md#9-aumento-de-poder-de-ataque-y-defensa), arranging the zones, and the
+active player's roll, plays, effects and declared attacks."""
 
 from collections.abc import Mapping
 from typing import Any
 
 from service.games.kernel.prompts import Action
 from service.games.kernel.protocol import Event, IllegalAction
-from service.games.kernel.rng import SplitMix64
 from service.games.loyalty.cards import (
     draw,
     find_unit,
@@ -14,14 +14,14 @@ from service.games.loyalty.cards import (
     pay,
     raise_stat,
     return_to_hand,
+    unit_view,
 )
 from service.games.loyalty.content import Content, card_of
 from service.games.loyalty.effects import resolve
 from service.games.loyalty.opening import choose_first
 from service.games.loyalty.stack import after_action, play_adventure, respond
-from service.games.loyalty.state import State, Unit
+from service.games.loyalty.state import Attack, State, Unit
 from service.games.loyalty.turn import next_phase
-from service.games.loyalty.views import unit_view
 
 
 def answer(
@@ -104,9 +104,7 @@ def arrange(content: Content, state: State, seat: int, action: Action, events: l
 
 
 def _roll(content: Content, state: State, seat: int, events: list[Event]) -> None:
-    rng = SplitMix64(state.rng)
-    die = rng.die(content.die_faces)
-    state.rng = rng.state
+    die = state.die(content.die_faces)
     state.sides[seat].loyalty += die
     loyalty = state.sides[seat].loyalty
     events.append(Event("rolled", {"seat": seat, "die": die, "loyalty": loyalty}))
@@ -148,6 +146,8 @@ def _declare_attack(
     unit = find_unit(state.sides[seat], chosen["attacker"])
     assert unit is not None
     unit.attacked = True
-    state.attack = {"attacker": chosen["attacker"], "target": chosen["target"]}
-    events.append(Event("attack", {"seat": seat, **state.attack}))
+    state.attack = Attack(chosen["attacker"], chosen["target"])
+    events.append(
+        Event("attack", {"seat": seat, "attacker": chosen["attacker"], "target": chosen["target"]})
+    )
     after_action(content, state, events)

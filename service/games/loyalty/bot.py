@@ -40,7 +40,8 @@ def _cast(
     content: Content, view: Mapping[str, Any], by_type: dict[str, list[Action]]
 ) -> Action | None:
     mine = view["sides"][view["seat"]]
-    # Playing the last card with an empty deck would lose the game (seed §10).
+    # Playing the last card with an empty deck would lose the game
+    # (docs/rules/loyalty.md#10-quien-gana).
     if mine["deck"] == 0 and len(mine["hand"]) <= 1:
         return None
     plays = by_type.get("play", [])

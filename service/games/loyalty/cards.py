@@ -1,5 +1,8 @@
-"""The cards of a side: what a character in play is worth, and the moves of cards between deck,
-hand, play and graveyard, with the loyalty they cost and the life a side loses."""
+"""The cards of a side: what a character in play is worth and how it is shown, and the moves of
+cards between deck, hand, play and graveyard, with the loyalty they cost and the life a side
+loses."""
+
+from typing import Any
 
 from service.games.kernel.hidden import Hidden
 from service.games.kernel.protocol import Event
@@ -17,6 +20,20 @@ def stats(content: Content, side: Side, unit: Unit) -> tuple[int, int]:
             attack += effect.amount if effect.stat == "attack" else 0
             defence += effect.amount if effect.stat == "defence" else 0
     return attack, defence
+
+
+def unit_view(content: Content, side: Side, unit: Unit) -> dict[str, Any]:
+    """A character in play as everyone sees it, with its attack and defence now."""
+    attack, defence = stats(content, side, unit)
+    return {
+        "card": unit.card,
+        "id": card_of(unit.card),
+        "zone": unit.zone,
+        "attack": attack,
+        "defence": defence,
+        "attacked": unit.attacked,
+        "used": unit.used,
+    }
 
 
 def find_unit(side: Side, card: str) -> Unit | None:

@@ -1,4 +1,5 @@
-"""Combat: which attacks a seat may declare, and what an attack does when it lands (seed §8)."""
+"""Combat: which attacks a seat may declare, and what an attack does when it lands
+(docs/rules/loyalty.md#7-como-atacar, docs/rules/loyalty.md#8-calculo-de-daños)."""
 
 from service.games.kernel.prompts import Action
 from service.games.kernel.protocol import Event

@@ -1,28 +1,32 @@
 """The loyalty game's content (cards.toml): cards, modes and deck rules, validated at import."""
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
+from service.games.kernel.content import (
+    ContentError,
+    entry,
+    flag,
+    integer,
+    parse_toml,
+    read_toml,
+    table,
+    tables,
+    text,
+)
 from service.games.kernel.loadouts import LoadoutError, check_deck
 
 STATS = ("attack", "defence")
 MODES = ("escaramuza", "conquista", "legion")
 RULES = ("alignment", "faction", "any")
 
-# Effect kinds by who may carry them, and which of them name a target.
+# Effect kinds by who may carry them, and which of them need a stat.
 CHARACTER_EFFECTS = frozenset(("return_both", "draw", "damage", "boost_self", "boost_all"))
 MISSION_EFFECTS = frozenset(("draw", "loyalty", "damage", "boost_all"))
 ADVENTURE_EFFECTS = frozenset(("boost_one", "destroy", "damage", "draw", "destroy_posesion"))
 POSESION_EFFECTS = frozenset(("aura", "income"))
 NEEDS_STAT = frozenset(("boost_self", "boost_all", "boost_one", "aura"))
-TARGETED = frozenset(("return_both", "boost_one", "destroy", "destroy_posesion"))
-
-
-class ContentError(ValueError):
-    """The content data is malformed."""
 
 
 @dataclass(frozen=True)
@@ -67,11 +71,10 @@ class Content:
     alignments: Mapping[str, tuple[str, ...]]
     cards: Mapping[str, Card]
 
-    def faction_alignment(self, faction: str) -> str:
-        return next(a for a, factions in self.alignments.items() if faction in factions)
-
     def check_deck(self, mode: str, cards: Any) -> list[str]:
-        """The deck list, or `LoadoutError` naming the card and the rule it breaks (seed §5, §9)."""
+        """The deck list, or `LoadoutError` naming the card and the rule it breaks
+        (docs/rules/loyalty.md#5-comenzando-a-jugar-setup, the copies;
+        docs/rules/loyalty.md#9-modos-de-juego-the-second-section-9, the mode's rule)."""
         deck = check_deck(cards, known=self.cards, size=self.deck_size, max_copies=self.max_copies)
         rule = self.modes[mode].rule
         if rule == "any":
@@ -117,116 +120,118 @@ def describe(card: Card) -> str:
     return f"{kind}: cost {card.cost}; {words}"
 
 
-def _int(data: Mapping[str, Any], key: str, where: str, minimum: int = 1) -> int:
-    value = data.get(key)
-    if type(value) is not int or value < minimum:
-        raise ContentError(f"{where}: {key} must be an integer of at least {minimum}")
-    return value
-
-
-def _str(data: Mapping[str, Any], key: str, where: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise ContentError(f"{where}: {key} must be a non-empty string")
-    return value
-
-
-def _effect(raw: Any, allowed: frozenset[str], where: str, costed: bool) -> Effect:
-    if not isinstance(raw, Mapping):
-        raise ContentError(f"{where}: effect must be a table")
-    kind = raw.get("kind")
-    if kind not in allowed:
-        raise ContentError(f"{where}: effect kind {kind!r} is not one of {sorted(allowed)}")
+def _effect(raw: Mapping[str, Any], allowed: frozenset[str], where: str, costed: bool) -> Effect:
+    kind = text(raw, "kind", where, choices=allowed)
     stat = raw.get("stat")
-    if (kind in NEEDS_STAT) != (stat is not None) or (stat is not None and stat not in STATS):
-        raise ContentError(f"{where}: {kind} needs a stat of {STATS} (and only it)")
-    cost = _int(raw, "cost", where) if costed else 0
+    if kind in NEEDS_STAT and stat not in STATS:
+        raise ContentError(
+            f"{where}.stat: expected one of {list(STATS)} ({kind} needs a stat), got {stat!r}"
+        )
+    if kind not in NEEDS_STAT and stat is not None:
+        raise ContentError(f"{where}.stat: expected none ({kind} takes no stat), got {stat!r}")
     if not costed and "cost" in raw:
-        raise ContentError(f"{where}: only a character's effect has its own cost")
-    return Effect(kind=kind, amount=_int(raw, "amount", where), stat=stat, cost=cost)
+        raise ContentError(f"{where}.cost: expected none, only a character's effect has a cost")
+    cost = integer(raw, "cost", where, low=1) if costed else 0
+    return Effect(kind=kind, amount=integer(raw, "amount", where, low=1), stat=stat, cost=cost)
 
 
-def _card(raw: Any, kind: str, factions: Mapping[str, str]) -> Card:
-    if not isinstance(raw, Mapping):
-        raise ContentError(f"each {kind} must be a table")
-    card_id = _str(raw, "id", kind)
-    where = f"{kind} {card_id}"
+def _card(raw: Mapping[str, Any], kind: str, factions: Mapping[str, str]) -> Card:
+    card_id = text(raw, "id", kind)
+    where = f"{kind} {card_id!r}"
     base: dict[str, Any] = {
         "id": card_id,
-        "name": _str(raw, "name", where),
+        "name": text(raw, "name", where),
         "type": kind,
-        "cost": _int(raw, "cost", where),
+        "cost": integer(raw, "cost", where, low=1),
     }
+    effect = table(raw, "effect", where)
     if kind == "character":
-        faction = _str(raw, "faction", where)
+        faction = text(raw, "faction", where)
         if faction not in factions:
-            raise ContentError(f"{where}: unknown faction {faction!r}")
-        effect = _effect(raw.get("effect"), CHARACTER_EFFECTS, where, costed=True)
+            raise ContentError(
+                f"{where}.faction: expected one of {sorted(factions)}, got unknown faction "
+                f"{faction!r}"
+            )
         return Card(
             **base,
-            effect=effect,
-            attack=_int(raw, "attack", where, 0),
-            defence=_int(raw, "defence", where, 0),
+            effect=_effect(effect, CHARACTER_EFFECTS, f"{where}.effect", costed=True),
+            attack=integer(raw, "attack", where),
+            defence=integer(raw, "defence", where),
             alignment=factions[faction],
             faction=faction,
         )
-    posesion = raw.get("posesion", False)
-    if type(posesion) is not bool or (posesion and kind != "adventure"):
-        raise ContentError(f"{where}: posesion is a boolean, for adventures only")
+    posesion = flag(raw, "posesion", where)
+    if posesion and kind != "adventure":
+        raise ContentError(f"{where}.posesion: expected false, only adventures are POSESIÓN")
     if kind == "mission":
         allowed = MISSION_EFFECTS
     else:
         allowed = POSESION_EFFECTS if posesion else ADVENTURE_EFFECTS
-    return Card(**base, effect=_effect(raw.get("effect"), allowed, where, False), posesion=posesion)
+    return Card(
+        **base, effect=_effect(effect, allowed, f"{where}.effect", False), posesion=posesion
+    )
+
+
+def _alignments(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Each alignment's factions: at least two per alignment, each faction in one alignment."""
+    raw = table(data, "alignments", "cards.toml")
+    if not raw:
+        raise ContentError("cards.toml.alignments: expected at least one alignment, got none")
+    alignments: dict[str, tuple[str, ...]] = {}
+    seen: set[str] = set()
+    for alignment, listed in raw.items():
+        if not isinstance(listed, list) or len(listed) < 2:
+            raise ContentError(
+                f"alignments.{alignment}: expected a list of two factions or more, got {listed!r}"
+            )
+        for faction in listed:
+            if not isinstance(faction, str) or faction in seen:
+                raise ContentError(
+                    f"alignments.{alignment}: expected faction names, each in one alignment "
+                    f"only, got {faction!r}"
+                )
+            seen.add(faction)
+        alignments[alignment] = tuple(listed)
+    return alignments
+
+
+def _mode(raw: Mapping[str, Any], mode_id: str, cards: Mapping[str, Card]) -> Mode:
+    where = f"modes.{mode_id}"
+    extras = entry(raw, "ready_extras", where)
+    if not isinstance(extras, list) or not all(e in cards for e in extras):
+        raise ContentError(f"{where}.ready_extras: expected known card ids, got {extras!r}")
+    if any(cards[e].type == "character" for e in extras):
+        raise ContentError(f"{where}.ready_extras: expected no characters, got {extras!r}")
+    return Mode(
+        id=mode_id,
+        life=integer(raw, "life", where, low=1),
+        rule=text(raw, "rule", where, choices=RULES),
+        ready_copies=integer(raw, "ready_copies", where, low=1),
+        ready_extras=tuple(extras),
+    )
 
 
 def parse_content(data: Mapping[str, Any]) -> Content:
     """Validated content from the parsed TOML, or `ContentError`."""
-    raw_alignments = data.get("alignments")
-    if not isinstance(raw_alignments, Mapping) or not raw_alignments:
-        raise ContentError("alignments must be a table of faction lists")
-    alignments: dict[str, tuple[str, ...]] = {}
-    factions: dict[str, str] = {}
-    for alignment, listed in raw_alignments.items():
-        if not isinstance(listed, list) or len(listed) < 2:
-            raise ContentError(f"alignment {alignment}: needs at least two factions")
-        for faction in listed:
-            if not isinstance(faction, str) or faction in factions:
-                raise ContentError(f"faction {faction!r} is not a string or appears twice")
-            factions[faction] = alignment
-        alignments[alignment] = tuple(listed)
+    alignments = _alignments(data)
+    factions = {f: alignment for alignment, listed in alignments.items() for f in listed}
     cards: dict[str, Card] = {}
     for kind in ("character", "mission", "adventure"):
-        for raw in data.get(kind, []):
+        for raw in tables(data, kind, "cards.toml"):
             card = _card(raw, kind, factions)
             if card.id in cards:
-                raise ContentError(f"card id {card.id!r} appears twice")
+                raise ContentError(f"{kind}.id: expected ids that differ, got {card.id!r} twice")
             cards[card.id] = card
-    raw_modes = data.get("modes")
-    if not isinstance(raw_modes, Mapping) or sorted(raw_modes) != sorted(MODES):
-        raise ContentError(f"modes must be exactly {MODES}")
-    modes: dict[str, Mode] = {}
-    for mode_id in MODES:
-        raw = raw_modes[mode_id]
-        rule = raw.get("rule")
-        if rule not in RULES:
-            raise ContentError(f"mode {mode_id}: rule must be one of {RULES}")
-        extras = raw.get("ready_extras")
-        if not isinstance(extras, list) or not all(e in cards for e in extras):
-            raise ContentError(f"mode {mode_id}: ready_extras must list known cards")
-        if any(cards[e].type == "character" for e in extras):
-            raise ContentError(f"mode {mode_id}: ready_extras holds no characters")
-        modes[mode_id] = Mode(
-            mode_id, _int(raw, "life", mode_id), rule, _int(raw, "ready_copies", mode_id),
-            tuple(extras),
-        )  # fmt: skip
+    raw_modes = table(data, "modes", "cards.toml")
+    if sorted(raw_modes) != sorted(MODES):
+        raise ContentError(f"cards.toml.modes: expected {list(MODES)}, got {list(raw_modes)}")
     content = Content(
-        ruleset=_str(data, "ruleset", "content"),
-        deck_size=_int(data, "deck_size", "content"),
-        max_copies=_int(data, "max_copies", "content"),
-        hand_size=_int(data, "hand_size", "content"),
-        die_faces=_int(data, "die_faces", "content"),
-        modes=modes,
+        ruleset=text(data, "ruleset", "cards.toml"),
+        deck_size=integer(data, "deck_size", "cards.toml", low=1),
+        max_copies=integer(data, "max_copies", "cards.toml", low=1),
+        hand_size=integer(data, "hand_size", "cards.toml", low=1),
+        die_faces=integer(data, "die_faces", "cards.toml", low=1),
+        modes={m: _mode(table(raw_modes, m, "modes"), m, cards) for m in MODES},
         alignments=alignments,
         cards=cards,
     )
@@ -244,11 +249,11 @@ def _check_ready_decks(content: Content) -> None:
                 raise ContentError(f"ready deck {mode}/{alignment}: {exc.message}") from exc
 
 
-def load_content(text: str | None = None) -> Content:
+def load_content(source: str | None = None) -> Content:
     """Content from TOML text; by default the shipped cards.toml."""
-    if text is None:
-        text = resources.files(__package__).joinpath("cards.toml").read_text(encoding="utf-8")
-    return parse_content(tomllib.loads(text))
+    if source is None:
+        return parse_content(read_toml(__package__, "cards.toml"))
+    return parse_content(parse_toml(source, "cards.toml"))
 
 
 CONTENT = load_content()

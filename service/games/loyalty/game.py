@@ -1,28 +1,41 @@
 """The loyalty card game behind the match protocol: one game (`LoyaltyGameLeg`), and the
-match, best of 3 (`LoyaltyGame`), which is what the registry offers as `loyalty`."""
+match, best of 3 (`LoyaltyGame`), which is what the registry offers as `loyalty`.
 
+Here: who is asked what, an answer played, and what everyone sees. The moves themselves are in
+the other modules; the rules, and every decision where the seed is silent, in
+docs/rules/loyalty.md.
+"""
+
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games.kernel.hidden import reveal
+import msgspec
+
+from service.games.kernel.hidden import Hidden
 from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.prompts import Prompt
-from service.games.kernel.protocol import Action, Event, Game, GameError, OptionSpec, Outcome
+from service.games.kernel.protocol import Action, Event, GameError, OptionSpec, Outcome
 from service.games.kernel.rng import SplitMix64
 from service.games.kernel.series import Series
-from service.games.loyalty import bot, opening, prompts, rules, views, winning
+from service.games.kernel.table import TableGame
+from service.games.loyalty import bot, opening, winning
+from service.games.loyalty.actions import answer, arrange, boost
+from service.games.loyalty.cards import unit_view
 from service.games.loyalty.content import CONTENT, MODES, Content, describe
-from service.games.loyalty.state import State, dump_state, load_state
+from service.games.loyalty.prompts import phase_prompt, response_prompt
+from service.games.loyalty.state import State
 
 # Set by the series between games, never by a client: the loser of the last game, who chooses
 # who starts this one.
 CHOOSER = "chooser"
 
 
-class LoyaltyGameLeg(Game[State]):
+class LoyaltyGameLeg(TableGame[State]):
     id = "loyalty-game"
     min_seats = 2
     max_seats = 2
+    state_type = State
 
     def __init__(self, content: Content | None = None) -> None:
         self.content = content if content is not None else CONTENT
@@ -109,7 +122,17 @@ class LoyaltyGameLeg(Game[State]):
         return opening.setup(self.content, seed, resolved["mode"], decks, chooser)
 
     def setup_events(self, state: State) -> list[Event]:
-        return opening.setup_events(state)
+        events = []
+        for seat, side in enumerate(state.sides):
+            cards = side.deck + side.hand
+            events.append(Event("shuffled", {"seat": seat, "deck": Hidden((), cards, len(cards))}))
+            events += [Event("drew", {"seat": seat, "card": Hidden((seat,), c)}) for c in side.hand]
+        if state.chooser is None:
+            events.append(Event("starts", {"seat": state.first, "by": "draw"}))
+            events.append(Event("turn_started", {"seat": state.first, "turn": 1}))
+        else:
+            events.append(Event("choose_first", {"seat": state.chooser}))
+        return events
 
     def next_leg_options(
         self, options: Mapping[str, Any], finished: Sequence[Outcome]
@@ -123,38 +146,91 @@ class LoyaltyGameLeg(Game[State]):
         return 2
 
     def prompt(self, state: State, seat: int) -> Prompt | None:
-        return prompts.prompt(self.content, state, seat)
+        """Who starts, a character to return, the response window, or the active player's
+        phase, asked of one seat at a time, in that order of precedence."""
+        if state.phase == "over" or seat not in (0, 1):
+            return None
+        if state.phase == "choose_first":
+            if seat != state.chooser:
+                return None
+            return Prompt("choose_first", [{"type": "first", "seat": s} for s in (0, 1)])
+        if state.returning is not None:
+            if seat != state.returning:
+                return None
+            units = state.sides[seat].units
+            return Prompt("return", [{"type": "return", "card": u.card} for u in units])
+        if state.responder is not None:
+            return response_prompt(self.content, state, seat) if seat == state.responder else None
+        return phase_prompt(self.content, state, seat) if seat == state.active else None
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        return rules.apply(self.content, state, seat, action)
+    def play(
+        self, state: State, seat: int, asked: Prompt, action: Action, events: list[Event]
+    ) -> None:
+        if action["type"] not in asked.params:
+            answer(self.content, state, seat, asked.kind, action, events)
+        elif action["type"] == "boost":
+            boost(self.content, state, seat, action, asked.params["boost"], events)
+        else:
+            arrange(self.content, state, seat, action, events)
+        winning.check_end(state, events)
 
-    def end_match(self, state: State, outcome: Outcome) -> State:
-        return winning.end(state, outcome)
+    def end(self, state: State, outcome: Outcome) -> None:
+        winning.end(state, outcome)
 
     def outcome(self, state: State) -> Outcome | None:
         return state.result
 
     def observe(self, state: State) -> dict[str, Any]:
-        return views.observe(self.content, state)
+        sides = []
+        for seat, side in enumerate(state.sides):
+            units = [unit_view(self.content, side, u) for u in side.units]
+            sides.append(
+                {
+                    "life": side.life,
+                    "loyalty": side.loyalty,
+                    "damage_taken": side.lost,
+                    "hand": Hidden((seat,), list(side.hand), shown=len(side.hand)),
+                    "known_in_hand": list(side.known),
+                    "deck": Hidden((), list(side.deck), shown=len(side.deck)),
+                    "attack_zone": [u for u in units if u["zone"] == "attack"],
+                    "defence_zone": [u for u in units if u["zone"] == "defence"],
+                    "posesiones": list(side.posesiones),
+                    "graveyard": list(side.graveyard),
+                }
+            )
+        return {
+            "mode": state.mode,
+            "first": state.first,
+            "chooser": state.chooser,
+            "active": state.active,
+            "turn": state.turn,
+            "phase": state.phase,
+            "sides": sides,
+            "stack": [dict(entry) for entry in state.stack],
+            "responder": state.responder,
+            "attack": None if state.attack is None else msgspec.structs.asdict(state.attack),
+            "returning": state.returning,
+            "outcome": copy.deepcopy(state.result),
+        }
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
-        return views.secrets(state, seat)
-
-    def replay_view(self, state: State) -> dict[str, Any]:
-        return {**reveal(self.observe(state)), "seed": state.seed, "rng": state.rng}
+        orders = [list(side.deck) for side in state.sides if len(side.deck) > 1]
+        in_decks = [c for side in state.sides for c in side.deck]
+        in_hands = [
+            c
+            for s, side in enumerate(state.sides)
+            if s != seat
+            for c in side.hand
+            if c not in side.known
+        ]
+        return [*super().secrets(state, seat), *orders, *in_decks, *in_hands]
 
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
         return bot.choose(self.content, view, prompt, rng_seed)
 
-    def dump_state(self, state: State) -> dict[str, Any]:
-        return dump_state(state)
-
-    def load_state(self, data: Mapping[str, Any]) -> State:
-        return load_state(data)
-
 
 class LoyaltyGame(Series):
-    """The match: best of 3 games (seed §10), the score in the view."""
+    """The match: best of 3 games (docs/rules/loyalty.md#10-quien-gana), the score in the view."""
 
     def __init__(self, content: Content | None = None) -> None:
         super().__init__(LoyaltyGameLeg(content), 3)

@@ -1,8 +1,9 @@
-"""What a seat may do now: its prompt, with the legal actions and the boost and arrange
-parameters, or None when it is not this seat's move."""
+"""What a seat may do: the legal actions and the boost and arrange parameters of the active
+player's phase prompt and of the opponent's response window."""
 
-import copy
 from typing import Any
+
+import msgspec
 
 from service.games.kernel.prompts import Action, Prompt
 from service.games.loyalty.combat import attacks
@@ -11,33 +12,11 @@ from service.games.loyalty.effects import legal_targets
 from service.games.loyalty.state import State
 
 
-def prompt(content: Content, state: State, seat: int) -> Prompt | None:
-    if state.phase == "over" or seat not in (0, 1):
-        return None
-    if state.phase == "choose_first":
-        if seat != state.chooser:
-            return None
-        return Prompt("choose_first", [{"type": "first", "seat": s} for s in (0, 1)])
-    if state.returning is not None:
-        if seat != state.returning:
-            return None
-        units = state.sides[seat].units
-        return Prompt("return", [{"type": "return", "card": u.card} for u in units])
-    if state.responder is not None:
-        if seat != state.responder:
-            return None
-        actions: list[Action] = [{"type": "pass"}, *_adventures(content, state, seat)]
-        data = {"stack": copy.deepcopy(state.stack), "attack": copy.deepcopy(state.attack)}
-        return Prompt("response", actions, _boost_params(state, seat), data)
-    if seat != state.active:
-        return None
-    return _phase_prompt(content, state, seat)
-
-
-def _phase_prompt(content: Content, state: State, seat: int) -> Prompt:
+def phase_prompt(content: Content, state: State, seat: int) -> Prompt:
+    """The active player's prompt in the phase the game is in."""
     side = state.sides[seat]
     phase = state.phase
-    params = _boost_params(state, seat)
+    params = boost_params(state, seat)
     actions: list[Action]
     if phase == "draw":
         # The seed's words: "Roba una carta", "Lanza 1 dado de 6".
@@ -64,8 +43,17 @@ def _phase_prompt(content: Content, state: State, seat: int) -> Prompt:
     return Prompt(phase, actions, params, {"turn": state.turn})
 
 
-def _boost_params(state: State, seat: int) -> dict[str, dict[str, Any]]:
-    """Paying loyalty for +1 attack or defence per counter, on one of your characters (§9)."""
+def response_prompt(content: Content, state: State, seat: int) -> Prompt:
+    """The responder's window: pass, answer with an adventure, or buy boosts."""
+    actions: list[Action] = [{"type": "pass"}, *_adventures(content, state, seat)]
+    attack = None if state.attack is None else msgspec.structs.asdict(state.attack)
+    data = {"stack": [dict(entry) for entry in state.stack], "attack": attack}
+    return Prompt("response", actions, boost_params(state, seat), data)
+
+
+def boost_params(state: State, seat: int) -> dict[str, dict[str, Any]]:
+    """Paying loyalty for +1 attack or defence per counter, on one of your characters
+    (docs/rules/loyalty.md#9-aumento-de-poder-de-ataque-y-defensa)."""
     side = state.sides[seat]
     if side.loyalty < 1 or not side.units:
         return {}
@@ -85,6 +73,7 @@ def _with_targets(base: Action, targets: list[str] | None) -> list[Action]:
 
 
 def _adventures(content: Content, state: State, seat: int) -> list[Action]:
+    """The adventures `seat` can pay for, one action per legal target."""
     side = state.sides[seat]
     actions: list[Action] = []
     for card in side.hand:

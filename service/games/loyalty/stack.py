@@ -1,6 +1,7 @@
-"""Response windows and the stack (seed §6, Nota): after each action of the active player the
-opponent may answer with adventures, each answer open to an answer in turn; when both are done
-the adventures resolve last in, first out, then the declared attack lands."""
+"""Response windows and the stack (docs/rules/loyalty.md#nota-adventures-and-the-response-window):
+after each action of the active player the opponent may answer with adventures, each answer open
+to an answer in turn; when both are done the adventures resolve last in, first out, then the
+declared attack lands."""
 
 from service.games.kernel.prompts import Action
 from service.games.kernel.protocol import Event
@@ -38,7 +39,7 @@ def respond(content: Content, state: State, seat: int, chosen: Action, events: l
 
 
 def after_action(content: Content, state: State, events: list[Event]) -> None:
-    """After an action of the active player, the opponent may respond (seed §6, Nota).
+    """After an action of the active player, the opponent may respond.
 
     A window opens only when the opponent has a loyalty counter: every answer costs one.
     """
@@ -66,4 +67,4 @@ def _close_window(content: Content, state: State, events: list[Event]) -> None:
         events.append(Event("resolved" if done else "fizzled", dict(entry)))
     if state.attack is not None:
         attack, state.attack = state.attack, None
-        damage(content, state, state.active, attack["attacker"], attack["target"], events)
+        damage(content, state, state.active, attack.attacker, attack.target, events)

@@ -1,18 +1,18 @@
-"""The state of one game (a leg) of the loyalty card game, and its JSON-able form."""
+"""The state of one game (a leg) of the loyalty card game."""
 
-import copy
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from service.games.kernel.protocol import Outcome
+import msgspec
 
-# The phases a player is asked in, in turn order (seed §6 b to h; a, g, i and j ask nothing).
+from service.games.kernel.protocol import Outcome
+from service.games.kernel.state import GameState
+
+# The phases a player is asked in, in turn order: b) to h); a), g), i) and j) ask nothing
+# (docs/rules/loyalty.md#6-fases-de-un-turno-the-phases).
 PHASES = ("draw", "roll", "play", "arrange", "attack", "play_again")
 
 
-@dataclass
-class Unit:
+class Unit(msgspec.Struct):
     """A character in play, in the "attack" or "defence" zone."""
 
     card: str
@@ -24,26 +24,29 @@ class Unit:
     used: bool = False  # its effect, once per turn
 
 
-@dataclass
-class Side:
+class Side(msgspec.Struct):
     life: int
     loyalty: int
     deck: list[str]  # top card first
     hand: list[str]
-    units: list[Unit] = field(default_factory=list)
-    posesiones: list[str] = field(default_factory=list)
-    graveyard: list[str] = field(default_factory=list)
+    units: list[Unit] = []
+    posesiones: list[str] = []
+    graveyard: list[str] = []
     # Life this side has lost: the damage its opponent has done (the decks-out rule).
     lost: int = 0
     # Cards in hand everyone saw go there (a character returned from play): no secret.
-    known: list[str] = field(default_factory=list)
+    known: list[str] = []
 
 
-@dataclass
-class State:
+class Attack(msgspec.Struct):
+    """A declared attack, waiting for its damage until the response window closes."""
+
+    attacker: str
+    target: str  # a card instance, or "life"
+
+
+class State(GameState, kw_only=True):
     ruleset: str
-    seed: int
-    rng: int
     mode: str
     # Who chooses who starts (the loser of the last game), None when a draw decided it.
     chooser: int | None
@@ -53,20 +56,8 @@ class State:
     phase: str  # "choose_first", one of PHASES, or "over"
     sides: list[Side]
     # Adventures played and not yet resolved, last on top: {"seat", "card", "target"}.
-    stack: list[dict[str, Any]] = field(default_factory=list)
+    stack: list[dict[str, Any]] = msgspec.field(default_factory=list)
     responder: int | None = None  # who holds the response window
-    attack: dict[str, Any] | None = None  # declared, waiting for damage: {"attacker", "target"}
+    attack: Attack | None = None
     returning: int | None = None  # the seat asked to return a character (Reednor's effect)
     result: Outcome | None = None
-
-
-def dump_state(state: State) -> dict[str, Any]:
-    return asdict(state)
-
-
-def load_state(data: Mapping[str, Any]) -> State:
-    fields = copy.deepcopy(dict(data))
-    fields["sides"] = [
-        Side(**{**side, "units": [Unit(**u) for u in side["units"]]}) for side in fields["sides"]
-    ]
-    return State(**fields)

@@ -1,5 +1,6 @@
-"""The phases of a turn in order (seed §6), and the end of a turn: boosts wear off, the game
-ends when both decks are out, else the other seat's turn starts with its POSESIÓN income."""
+"""The phases of a turn in order (docs/rules/loyalty.md#6-fases-de-un-turno-the-phases), and
+the end of a turn: boosts wear off, the game ends when both decks are out, else the other seat's
+turn starts with its POSESIÓN income."""
 
 from service.games.kernel.protocol import Event
 from service.games.loyalty.content import Content, card_of
@@ -14,7 +15,8 @@ def next_phase(content: Content, state: State, events: list[Event]) -> None:
         return
     state.phase = PHASES[at + 1]
     if state.phase == "attack" and state.turn == 1:
-        # Seed §5: the starting player may not attack on its first turn.
+        # The starting player may not attack on its first turn
+        # (docs/rules/loyalty.md#5-comenzando-a-jugar-setup).
         events.append(Event("phase_skipped", {"phase": "attack", "reason": "first_turn"}))
         state.phase = "play_again"
 

@@ -1,7 +1,5 @@
 """Winning: the end of a game by life, by running out of cards or of decks, and by the match
-ending it from outside, with who wins (seed §10)."""
-
-import copy
+ending it from outside, with who wins (docs/rules/loyalty.md#10-quien-gana)."""
 
 from service.games.kernel.protocol import Event, Outcome
 from service.games.loyalty.state import State
@@ -33,14 +31,11 @@ def check_end(state: State, events: list[Event]) -> None:
 
 
 def finish(state: State, outcome: Outcome, reason: str, events: list[Event]) -> None:
-    state.result = outcome
-    state.phase = "over"
-    state.responder = state.returning = None
+    end(state, outcome)
     events.append(Event("game_over", {**outcome, "reason": reason}))
 
 
-def end(state: State, outcome: Outcome) -> State:
-    new = copy.deepcopy(state)
-    new.result, new.phase = outcome, "over"
-    new.responder = new.returning = None
-    return new
+def end(state: State, outcome: Outcome) -> None:
+    """The game is over with `outcome`: nobody is asked anything any more."""
+    state.result, state.phase = outcome, "over"
+    state.responder = state.returning = None
