@@ -1,5 +1,6 @@
-"""Fate duels (seed 003, DESIGN §5.4): one named test per rule sentence of the seed, with the
-sentence in its docstring, then the crew game's rules (ours), views, the bot and the content.
+"""Fate duels (seed 003): one named test per rule sentence of the seed, with the sentence in its
+docstring (docs/rules/fate-duel.md#a-duel-the-five-steps), then the crew game's rules
+(docs/rules/fate-duel.md#the-crew-game-ours), views, the bot and the content.
 
 Cards are put where a test needs them by rearranging a seat's own 54 cards in the state
 (`stack`): the rules never see the difference from a shuffle that happened to fall that way.
@@ -228,7 +229,8 @@ def test_other_flipped_cards_are_discarded() -> None:
 
 
 def test_negative_flip_forces_the_lowest() -> None:
-    """Modificadores del Destino (DESIGN §5.4): "- flips must take the lowest" """
+    """Modificadores del Destino: a - flip takes the lowest card
+    (docs/rules/fate-duel.md#fate-modifiers-and-the-jokers)."""
     state = pulse(match(), "derrumbe")
     stack(state, 0, ["12m", "3r"], ["1c"])
     state, events = act(state, 0, type="duel", model=GUARDIA)
@@ -237,7 +239,8 @@ def test_negative_flip_forces_the_lowest() -> None:
 
 
 def test_black_joker_flipped_must_be_used() -> None:
-    """DESIGN §5.4: "the Black Joker must be used when flipped", even on a + flip."""
+    """A flipped Black Joker must be used, even on a + flip
+    (docs/rules/fate-duel.md#fate-modifiers-and-the-jokers)."""
     state = pulse(match(), "conjuro")
     stack(state, 0, ["13m", "BJ"], ["1c"])
     state, events = act(state, 0, type="duel", model=GUARDIA)
@@ -255,7 +258,8 @@ def test_total_takes_the_active_cards_value_and_suit() -> None:
 
 
 def test_red_joker_is_14_of_any_suit_and_black_joker_0_of_none() -> None:
-    """DESIGN §5.4: "a Red Joker worth 14 of any suit and a Black Joker worth 0 of no suit" """
+    """The Red Joker is worth 14 and has every suit, the Black Joker 0 and none
+    (docs/rules/fate-duel.md#fate-modifiers-and-the-jokers)."""
     assert RULES.value("RJ") == 14 and RULES.suits_of("RJ") == {"c", "m", "r", "t"}
     assert RULES.value("BJ") == 0 and RULES.suits_of("BJ") == frozenset()
     state = guardia_duel(["RJ"], ["1r"], hazard="explosivos")
@@ -285,7 +289,7 @@ def test_cheated_card_replaces_the_total() -> None:
 
 
 def test_no_cheating_on_negative_flip() -> None:
-    """DESIGN §5.4: "cheat fate from hand (not on a - flip ...)" """
+    """No cheating fate on a - flip (docs/rules/fate-duel.md#fate-modifiers-and-the-jokers)."""
     state = pulse(match(), "derrumbe")
     stack(state, 0, ["2c", "3r"], ["13m"])
     state, events = act(state, 0, type="duel", model=GUARDIA)
@@ -301,7 +305,8 @@ def test_a_plus_flip_stone_cancels_a_negative_flip_and_allows_cheating() -> None
 
 
 def test_no_cheating_when_black_joker_active() -> None:
-    """DESIGN §5.4: "cheat fate from hand (not ... on a Black Joker)" """
+    """No cheating fate when the Black Joker is the active card
+    (docs/rules/fate-duel.md#fate-modifiers-and-the-jokers)."""
     state = pulse(match(), "terrorifico")
     stack(state, 0, ["BJ"], ["13m"])
     state, events = act(state, 0, type="duel", model=GUARDIA)

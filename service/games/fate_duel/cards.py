@@ -8,19 +8,12 @@ from service.games.fate_duel.content import Ruleset
 from service.games.fate_duel.state import State, face
 from service.games.kernel.hidden import Hidden
 from service.games.kernel.protocol import Event
-from service.games.kernel.rng import SplitMix64
-
-
-def shuffle(state: State, cards: list[str]) -> None:
-    rng = SplitMix64(state.rng)
-    rng.shuffle(cards)
-    state.rng = rng.state
 
 
 def new_deck(rules: Ruleset, state: State, seat: int) -> list[str]:
     """Seat's 54 cards, shuffled."""
     cards = [f"s{seat}.0:{f}" for f in rules.faces]
-    shuffle(state, cards)
+    state.shuffle(cards)
     return cards
 
 
@@ -28,7 +21,7 @@ def reshuffle(state: State, seat: int, events: list[Event]) -> None:
     """The discard pile becomes the deck, shuffled; its cards take new ids for the new pass."""
     state.passes[seat] += 1
     cards = [f"s{seat}.{state.passes[seat]}:{face(c)}" for c in state.discards[seat]]
-    shuffle(state, cards)
+    state.shuffle(cards)
     state.decks[seat], state.discards[seat] = cards, []
     events.append(Event("reshuffled", {"seat": seat, "cards": len(cards)}))
 

@@ -4,12 +4,23 @@ A card is a face string: the value and the suit symbol ("4c", "13t"), or a joker
 "BJ"). The Red Joker is worth 14 and has every suit, the Black Joker 0 and none.
 """
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from service.games.kernel.content import (
+    ContentError,
+    entry,
+    flag,
+    integer,
+    parse_toml,
+    read_toml,
+    require,
+    table,
+    tables,
+    text,
+)
 
 ATTRIBUTES = ("wp", "df", "sh", "ml")
 ATTACKS = ("ml", "sh")
@@ -18,10 +29,6 @@ STONE_RANKS = frozenset(("maestro", "compinche"))
 TIMINGS = ("inmediato", "tras_tener_exito", "tras_fallar", "tras_resolver")
 EFFECTS = ("total", "damage", "heal")
 SUIT_VALUES = range(1, 14)
-
-
-class ContentError(ValueError):
-    """The ruleset data is malformed."""
 
 
 @dataclass(frozen=True)
@@ -118,186 +125,166 @@ class Ruleset:
         return frozenset(face[-1])
 
 
-def _int(data: Mapping[str, Any], key: str, low: int, high: int, where: str) -> int:
-    value = data.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise ContentError(f"{where}: {key} must be an integer in {low}..{high}")
-    return value
-
-
-def _str(data: Mapping[str, Any], key: str, where: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise ContentError(f"{where}: {key} must be a non-empty string")
-    return value
-
-
-def _choice(data: Mapping[str, Any], key: str, choices: tuple[str, ...], where: str) -> str:
-    value = _str(data, key, where)
-    if value not in choices:
-        raise ContentError(f"{where}: {key} must be one of {list(choices)}, not {value!r}")
-    return value
-
-
-def _suits(raw: Any) -> tuple[Suit, ...]:
-    if not isinstance(raw, list) or len(raw) != 4:
-        raise ContentError("a Fate deck has exactly four suits")
+def _suits(data: Mapping[str, Any]) -> tuple[Suit, ...]:
+    raw = tables(data, "suits", "ruleset")
+    if len(raw) != 4:
+        raise ContentError(f"ruleset.suits: expected the four suits of a Fate deck, got {len(raw)}")
     suits = []
-    for entry in raw:
-        symbol = _str(entry, "symbol", "suit")
+    for suit in raw:
+        symbol = text(suit, "symbol", "suit")
         if len(symbol) != 1 or not symbol.isalpha() or not symbol.islower():
-            raise ContentError(f"suit symbol {symbol!r} must be one lower-case letter")
-        from_seed = entry.get("from_seed")
-        if type(from_seed) is not bool:
-            raise ContentError(f"suit {symbol}: from_seed must be true or false")
+            raise ContentError(f"suit.symbol: expected one lower-case letter, got {symbol!r}")
+        require(suit, ["from_seed"], f"suit {symbol!r}")
         suits.append(
-            Suit(symbol, _str(entry, "name", symbol), _str(entry, "english", symbol), from_seed)
+            Suit(
+                symbol,
+                text(suit, "name", f"suit {symbol!r}"),
+                text(suit, "english", f"suit {symbol!r}"),
+                flag(suit, "from_seed", f"suit {symbol!r}"),
+            )
         )
-    if len({s.symbol for s in suits}) != 4:
-        raise ContentError("suit symbols must differ")
+    symbols = [s.symbol for s in suits]
+    if len(set(symbols)) != 4:
+        raise ContentError(f"ruleset.suits: expected symbols that differ, got {symbols}")
     return tuple(suits)
 
 
-def _joker(raw: Any, key: str, value: int) -> Joker:
-    if not isinstance(raw, Mapping) or not isinstance(raw.get(key), Mapping):
-        raise ContentError(f"jokers.{key} must be a table")
-    entry = raw[key]
-    joker = Joker(
-        _str(entry, "id", key), _str(entry, "name", key), _int(entry, "value", 0, 14, key)
-    )
+def _joker(data: Mapping[str, Any], key: str, value: int) -> Joker:
+    raw = table(table(data, "jokers", "ruleset"), key, "jokers")
+    where = f"jokers.{key}"
+    joker = Joker(text(raw, "id", where), text(raw, "name", where), integer(raw, "value", where))
     if joker.value != value:
-        raise ContentError(f"the {key} joker is worth {value}")
+        raise ContentError(f"{where}.value: expected {value}, got {joker.value}")
     return joker
 
 
-def _hazard(entry: Any, symbols: frozenset[str]) -> Hazard:
-    if not isinstance(entry, Mapping):
-        raise ContentError("each hazard must be a table")
-    hazard_id = _str(entry, "id", "hazard")
-    suit = entry.get("suit")
+def _hazard(raw: Mapping[str, Any], symbols: frozenset[str]) -> Hazard:
+    hazard_id = text(raw, "id", "hazard")
+    where = f"hazard {hazard_id!r}"
+    suit = entry(raw, "suit", where)
     if suit != "" and suit not in symbols:
-        raise ContentError(f"hazard {hazard_id}: suit must be '' or one of {sorted(symbols)}")
+        raise ContentError(f"{where}.suit: expected '' or one of {sorted(symbols)}, got {suit!r}")
     return Hazard(
         id=hazard_id,
-        name=_str(entry, "name", hazard_id),
-        attribute=_choice(entry, "attribute", ATTRIBUTES, hazard_id),
-        tn=_int(entry, "tn", 1, 30, hazard_id),
+        name=text(raw, "name", where),
+        attribute=text(raw, "attribute", where, choices=ATTRIBUTES),
+        tn=integer(raw, "tn", where, 1, 30),
         suit=suit or None,
-        flip=_int(entry, "flip", -2, 2, hazard_id),
-        wounds=_int(entry, "wounds", 1, 10, hazard_id),
+        flip=integer(raw, "flip", where, -2, 2),
+        wounds=integer(raw, "wounds", where, 1, 10),
     )
 
 
-def _trigger(entry: Any, symbols: frozenset[str], where: str) -> Trigger:
-    if not isinstance(entry, Mapping):
-        raise ContentError(f"{where}: each trigger must be a table")
-    name = _str(entry, "name", where)
-    suit = _str(entry, "suit", name)
-    if suit not in symbols:
-        raise ContentError(f"{where}: trigger {name}: suit must be one of {sorted(symbols)}")
+def _trigger(raw: Mapping[str, Any], symbols: frozenset[str], model: str) -> Trigger:
+    name = text(raw, "name", f"{model}.triggers")
+    where = f"{model} trigger {name!r}"
     trigger = Trigger(
         name=name,
-        attribute=_choice(entry, "attribute", ATTRIBUTES, name),
-        suit=suit,
-        timing=_choice(entry, "timing", TIMINGS, name),
-        effect=_choice(entry, "effect", EFFECTS, name),
-        amount=_int(entry, "amount", 1, 10, name),
+        attribute=text(raw, "attribute", where, choices=ATTRIBUTES),
+        suit=text(raw, "suit", where, choices=symbols),
+        timing=text(raw, "timing", where, choices=TIMINGS),
+        effect=text(raw, "effect", where, choices=EFFECTS),
+        amount=integer(raw, "amount", where, 1, 10),
     )
     # "+N to the total" only makes sense before step 5; wounds only after it.
     if (trigger.effect == "total") != (trigger.timing == "inmediato"):
-        raise ContentError(f"{where}: trigger {name}: 'total' goes with 'inmediato' only")
+        raise ContentError(
+            f"{where}.timing: expected 'inmediato' with the effect 'total' and only with it, "
+            f"got {trigger.timing!r} with {trigger.effect!r}"
+        )
     return trigger
 
 
-def _model(entry: Any, symbols: frozenset[str], crew: str) -> ModelSpec:
-    if not isinstance(entry, Mapping):
-        raise ContentError(f"crew {crew}: each model must be a table")
-    name = _str(entry, "name", crew)
-    where = f"{crew}/{name}"
-    damage = entry.get("damage")
+def _model(raw: Mapping[str, Any], symbols: frozenset[str], crew: str) -> ModelSpec:
+    name = text(raw, "name", f"crew {crew!r}.models")
+    where = f"crew {crew!r} model {name!r}"
+    damage = entry(raw, "damage", where)
     if (
         not isinstance(damage, list)
         or len(damage) != 3
         or not all(type(d) is int and d >= 1 for d in damage)
         or damage != sorted(damage)
     ):
-        raise ContentError(f"{where}: damage must be three rising positive integers")
-    triggers = entry.get("triggers")
-    if not isinstance(triggers, list) or not 1 <= len(triggers) <= 2:
-        raise ContentError(f"{where}: a model has one or two triggers")
+        raise ContentError(
+            f"{where}.damage: expected three rising positive integers, got {damage!r}"
+        )
+    triggers = tables(raw, "triggers", where)
+    if len(triggers) > 2:
+        raise ContentError(f"{where}.triggers: expected one or two, got {len(triggers)}")
     parsed = tuple(_trigger(t, symbols, where) for t in triggers)
     if len({t.name for t in parsed}) != len(parsed):
-        raise ContentError(f"{where}: trigger names must differ")
+        raise ContentError(f"{where}.triggers: expected names that differ, got {triggers!r}")
     return ModelSpec(
         name=name,
-        rank=_choice(entry, "rank", RANKS, where),
-        attributes={a: _int(entry, a, 0, 10, where) for a in ATTRIBUTES},
-        wounds=_int(entry, "wounds", 1, 20, where),
+        rank=text(raw, "rank", where, choices=RANKS),
+        attributes={a: integer(raw, a, where, 0, 10) for a in ATTRIBUTES},
+        wounds=integer(raw, "wounds", where, 1, 20),
         damage=(damage[0], damage[1], damage[2]),
         triggers=parsed,
     )
 
 
-def _crew(entry: Any, symbols: frozenset[str]) -> CrewSpec:
-    if not isinstance(entry, Mapping):
-        raise ContentError("each crew must be a table")
-    crew_id = _str(entry, "id", "crew")
-    models = entry.get("models")
-    if not isinstance(models, list) or not 3 <= len(models) <= 4:
-        raise ContentError(f"crew {crew_id}: a crew has three or four models")
+def _crew(raw: Mapping[str, Any], symbols: frozenset[str]) -> CrewSpec:
+    crew_id = text(raw, "id", "crew")
+    where = f"crew {crew_id!r}"
+    models = tables(raw, "models", where)
+    if not 3 <= len(models) <= 4:
+        raise ContentError(f"{where}.models: expected three or four, got {len(models)}")
     parsed = tuple(_model(m, symbols, crew_id) for m in models)
-    if [m.rank for m in parsed].count("maestro") != 1:
-        raise ContentError(f"crew {crew_id}: a crew has exactly one maestro")
+    ranks = [m.rank for m in parsed]
+    if ranks.count("maestro") != 1:
+        raise ContentError(f"{where}.models: expected exactly one maestro rank, got {ranks}")
     return CrewSpec(
-        crew_id, _str(entry, "name", crew_id), _int(entry, "soulstones", 0, 10, crew_id), parsed
+        crew_id, text(raw, "name", where), integer(raw, "soulstones", where, 0, 10), parsed
     )
 
 
 def _unique(items: list[Any], what: str) -> dict[str, Any]:
     by_id = {item.id: item for item in items}
     if len(by_id) != len(items):
-        raise ContentError(f"{what} ids must differ")
+        ids = [item.id for item in items]
+        raise ContentError(f"ruleset.{what}: expected ids that differ, got {ids}")
     return by_id
 
 
 def parse_ruleset(data: Mapping[str, Any]) -> Ruleset:
     """A validated ruleset from the parsed TOML, or `ContentError`."""
-    suits = _suits(data.get("suits"))
+    suits = _suits(data)
     symbols = frozenset(s.symbol for s in suits)
-    hazards = data.get("hazards")
-    crews = data.get("crews")
-    if not isinstance(hazards, list) or not hazards:
-        raise ContentError("there must be at least one hazard")
-    if not isinstance(crews, list) or len(crews) < 3:
-        raise ContentError("there must be at least three crews")
+    crews = tables(data, "crews", "ruleset")
+    if len(crews) < 3:
+        raise ContentError(f"ruleset.crews: expected three or more, got {len(crews)}")
     ruleset = Ruleset(
-        id=_str(data, "ruleset", "ruleset"),
-        hand_size=_int(data, "hand_size", 1, 10, "ruleset"),
-        stones_per_duel=_int(data, "stones_per_duel", 1, 3, "ruleset"),
-        moderate_margin=_int(data, "moderate_margin", 1, 30, "ruleset"),
-        severe_margin=_int(data, "severe_margin", 1, 30, "ruleset"),
+        id=text(data, "ruleset", "ruleset"),
+        hand_size=integer(data, "hand_size", "ruleset", 1, 10),
+        stones_per_duel=integer(data, "stones_per_duel", "ruleset", 1, 3),
+        moderate_margin=integer(data, "moderate_margin", "ruleset", 1, 30),
+        severe_margin=integer(data, "severe_margin", "ruleset", 1, 30),
         suits=suits,
-        red=_joker(data.get("jokers"), "red", 14),
-        black=_joker(data.get("jokers"), "black", 0),
-        hazards=_unique([_hazard(h, symbols) for h in hazards], "hazard"),
-        crews=_unique([_crew(c, symbols) for c in crews], "crew"),
+        red=_joker(data, "red", 14),
+        black=_joker(data, "black", 0),
+        hazards=_unique(
+            [_hazard(h, symbols) for h in tables(data, "hazards", "ruleset")], "hazards"
+        ),
+        crews=_unique([_crew(c, symbols) for c in crews], "crews"),
     )
     if ruleset.moderate_margin >= ruleset.severe_margin:
-        raise ContentError("the moderate margin must be below the severe one")
+        raise ContentError(
+            f"ruleset.moderate_margin: expected below severe_margin ({ruleset.severe_margin}), "
+            f"got {ruleset.moderate_margin}"
+        )
     if len(set(ruleset.faces)) != 54:
-        raise ContentError("a Fate deck has 54 different cards")
+        raise ContentError("ruleset: expected 54 different cards in a Fate deck, got fewer")
     return ruleset
 
 
 def load_ruleset(source: Path | str | None = None) -> Ruleset:
     """A ruleset from a TOML file (`Path`) or TOML text (`str`); by default the shipped one."""
     if isinstance(source, Path):
-        text = source.read_text(encoding="utf-8")
-    elif isinstance(source, str):
-        text = source
-    else:
-        text = resources.files(__package__).joinpath("content.toml").read_text(encoding="utf-8")
-    return parse_ruleset(tomllib.loads(text))
+        return parse_ruleset(parse_toml(source.read_text(encoding="utf-8"), source.name))
+    if isinstance(source, str):
+        return parse_ruleset(parse_toml(source, "ruleset"))
+    return parse_ruleset(read_toml(__package__, "content.toml"))
 
 
 RULESET = load_ruleset()

@@ -339,6 +339,20 @@ def advance(rules: Ruleset, state: State, events: list[Event]) -> bool:
     return False
 
 
+def abandon(state: State, seat: int, events: list[Event]) -> None:
+    """A duel `seat` takes part in ends with nothing of it resolved: every card in use goes to
+    its discard pile (before the active card is chosen every flipped card is in use; after,
+    only the active one)."""
+    current = state.duel
+    if current is None or all(side.seat != seat for side in current.sides):
+        return
+    for side in current.sides:
+        in_use = list(side.flipped) if side.active is None else [side.active]
+        cards.discard(state, side.seat, in_use, events)
+    state.duel = None
+    events.append(Event("duel_abandoned", {"seat": seat}))
+
+
 def _pass_step(rules: Ruleset, state: State, duel: Duel, side: Side, events: list[Event]) -> None:
     who = {"seat": side.seat, "model": side.model}
     if duel.step == 1:

@@ -1,24 +1,31 @@
-"""Fate duels behind the match protocol."""
+"""Fate duels behind the match protocol: who is asked what, an answer played, a crew that
+leaves, and what everyone sees.
+
+The moves themselves are in `duel` (the five steps) and `rules` (the crew game around them);
+the rules as written, and every decision where the seed is silent, in docs/rules/fate-duel.md.
+"""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games.fate_duel import bot, rules
-from service.games.fate_duel.content import RULESET, Ruleset
-from service.games.fate_duel.state import State, dump_state, load_state
-from service.games.kernel.hidden import reveal
+from service.games.fate_duel import bot, duel, rules
+from service.games.fate_duel.content import ATTACKS, RULESET, Ruleset
+from service.games.fate_duel.state import Crew, State
+from service.games.kernel.hidden import Hidden
 from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.prompts import Prompt
-from service.games.kernel.protocol import Action, Event, Game, OptionSpec, Outcome
+from service.games.kernel.protocol import Action, Event, IllegalAction, OptionSpec, Outcome
 from service.games.kernel.rng import SplitMix64
+from service.games.kernel.table import TableGame
 
 MAX_DEAL = 2**53 - 1
 
 
-class FateDuelGame(Game[State]):
+class FateDuelGame(TableGame[State]):
     id = "fate-duel"
     min_seats = 2
     max_seats = 4
+    state_type = State
 
     def __init__(self, ruleset: Ruleset | None = None) -> None:
         self.rules = ruleset if ruleset is not None else RULESET
@@ -73,44 +80,121 @@ class FateDuelGame(Game[State]):
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
     ) -> State:
         resolved, checked = self.prepare(seed, seats, options, loadouts)
-        root = resolved["deal"] or seed
-        crews = [loadout["crew"] for loadout in checked]
-        return rules.setup(self.rules, seed, root, resolved["rounds"], crews)
+        crews = [self.rules.crews[loadout["crew"]] for loadout in checked]
+        state = State(
+            ruleset=self.rules.id,
+            seed=seed,
+            # A public deal replaces the seed as the root of every shuffle and pulse.
+            rng=resolved["deal"] or seed,
+            rounds=resolved["rounds"],
+            crews=[Crew(c.id, c.soulstones, [m.wounds for m in c.models]) for c in crews],
+            decks=[],
+            hands=[[] for _ in crews],
+            discards=[[] for _ in crews],
+            passes=[0] * seats,
+            round=1,
+            first=0,
+            phase="pulse",
+            hazard="",
+            queue=[],
+            tested=[[] for _ in crews],
+            duel=None,
+            eliminated=[],
+            result=None,
+        )
+        rules.deal(self.rules, state)
+        return state
 
     def setup_events(self, state: State) -> list[Event]:
-        return rules.setup_events(self.rules, state)
+        """What setting up did, rebuilt from the state it gave (nothing has been played yet)."""
+        events = [
+            # The order before the hand was drawn from its top: the hand, then the deck.
+            Event("shuffled", {"seat": s, "deck": Hidden((), [*h, *d], shown=len(h) + len(d))})
+            for s, (d, h) in enumerate(zip(state.decks, state.hands, strict=True))
+        ]
+        events += [
+            Event("drew", {"seat": s, "cards": Hidden((s,), list(h), shown=len(h))})
+            for s, h in enumerate(state.hands)
+        ]
+        crews = [rules.crew_sheet(self.rules, s, crew.crew) for s, crew in enumerate(state.crews)]
+        events.append(Event("crews", {"crews": crews}))
+        events.append(Event("first_player", {"seat": state.first}))
+        events.append(rules.round_started(self.rules, state))
+        return events
 
     def seat_count(self, state: State) -> int:
         return len(state.crews)
 
     def prompt(self, state: State, seat: int) -> Prompt | None:
-        return rules.prompt(self.rules, state, seat)
+        """The acting side's step of a duel; else the seat first in the queue chooses which of
+        its models takes the pulse next, or whom to attack."""
+        if state.phase == "over":
+            return None
+        if state.duel is not None:
+            return duel.prompt(self.rules, state, seat)
+        if not state.queue or state.queue[0] != seat:
+            return None
+        data = {"round": state.round, "pulse": rules.hazard_view(self.rules, state.hazard)}
+        if state.phase == "pulse":
+            order: list[Action] = [{"type": "duel", "model": m} for m in rules.pending(state, seat)]
+            return Prompt("order", order, data=data)
+        attacks: list[Action] = [
+            {"type": "attack", "model": m, "attack": a, "target_seat": ts, "target": tm}
+            for m in state.crews[seat].alive()
+            for a in ATTACKS
+            for ts, tm in rules.enemies(state, seat)
+        ]
+        return Prompt("attack", attacks, data=data)
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        return rules.apply(self.rules, state, seat, action)
+    def play(
+        self, state: State, seat: int, asked: Prompt, action: Action, events: list[Event]
+    ) -> None:
+        if state.duel is not None:
+            duel.act(self.rules, state, action, events)
+        elif action["type"] == "duel":
+            rules.start_pulse_duel(self.rules, state, seat, action["model"], events)
+        else:
+            state.queue.pop(0)
+            attacker, target = (seat, action["model"]), (action["target_seat"], action["target"])
+            duel.start_opposed(self.rules, state, attacker, action["attack"], target, events)
+        rules.play_on(self.rules, state, events)
 
-    def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
-        return rules.resign(self.rules, state, seat)
+    def forfeit(self, state: State, seat: int, events: list[Event]) -> None:
+        """The seat's crew leaves the table at once and the others play on (ours); a duel it
+        takes part in is abandoned."""
+        if seat not in state.standing():
+            raise IllegalAction(f"seat {seat} is not in the match")
+        state.crews[seat].wounds = [0] * len(state.crews[seat].wounds)
+        duel.abandon(state, seat, events)
+        rules.check_fallen(state, events)
+        rules.play_on(self.rules, state, events)
 
     def outcome(self, state: State) -> Outcome | None:
-        return rules.outcome(state)
+        return state.result
 
     def observe(self, state: State) -> dict[str, Any]:
-        return rules.observe(self.rules, state)
+        """The table: own hand to its seat, every other hand and every deck only as a count."""
+        return {
+            "ruleset": state.ruleset,
+            "round": state.round,
+            "rounds": state.rounds,
+            "first": state.first,
+            "phase": state.phase,
+            "pulse": rules.hazard_view(self.rules, state.hazard),
+            "queue": list(state.queue),
+            "crews": [rules.crew_view(self.rules, state, s) for s in range(len(state.crews))],
+            "hands": [Hidden((s,), list(h), shown=len(h)) for s, h in enumerate(state.hands)],
+            "decks": [Hidden((), list(d), shown=len(d)) for d in state.decks],
+            "discards": [list(d) for d in state.discards],
+            "duel": None if state.duel is None else duel.summary(self.rules, state.duel),
+            "eliminated": [list(g) for g in state.eliminated],
+            "outcome": state.result,
+        }
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
         orders = [list(d) for d in state.decks if len(d) > 1]
         others = [c for s, h in enumerate(state.hands) if s != seat for c in h]
-        return [state.seed, state.rng, *orders, *others]
-
-    def replay_view(self, state: State) -> dict[str, Any]:
-        return {**reveal(self.observe(state)), "seed": state.seed, "rng": state.rng}
+        return [*super().secrets(state, seat), *orders, *others]
 
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
         return bot.choose(self.rules, view, prompt, rng_seed)
-
-    def dump_state(self, state: State) -> dict[str, Any]:
-        return dump_state(state)
-
-    def load_state(self, data: Mapping[str, Any]) -> State:
-        return load_state(data)

@@ -1,4 +1,4 @@
-"""The state of a fate-duel match, and its JSON-able form.
+"""The state of a fate-duel match.
 
 A card in play is an instance id "s{seat}.{pass}:{face}", e.g. "s0.0:4c": the seat whose deck
 it belongs to, how many times that deck's discard pile has been reshuffled into it when the
@@ -6,12 +6,12 @@ card entered the deck, and its face. Ids are unique in a match, so a card seen f
 never names a card that is now face down.
 """
 
-import copy
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+import msgspec
 
 from service.games.kernel.protocol import Outcome
+from service.games.kernel.state import GameState
 
 Phase = Literal["pulse", "attack", "over"]
 
@@ -21,8 +21,7 @@ def face(card: str) -> str:
     return card.rsplit(":", 1)[-1]
 
 
-@dataclass
-class Crew:
+class Crew(msgspec.Struct):
     crew: str
     soulstones: int
     wounds: list[int]
@@ -31,8 +30,7 @@ class Crew:
         return [i for i, w in enumerate(self.wounds) if w > 0]
 
 
-@dataclass
-class Side:
+class Side(msgspec.Struct):
     """One model's half of a duel: the simple duel's only side, or an opposed duel's attacker
     (side 0) or defender (side 1)."""
 
@@ -44,7 +42,7 @@ class Side:
     modifier: int
     may_use_stones: bool
     stones: list[str] | None = None
-    flipped: list[str] = field(default_factory=list)
+    flipped: list[str] = []
     active: str | None = None
     cheated: bool = False
     replaced: str | None = None
@@ -52,8 +50,7 @@ class Side:
     bonus: int = 0
 
 
-@dataclass
-class Duel:
+class Duel(msgspec.Struct):
     kind: Literal["simple", "opposed"]
     sides: list[Side]
     # The step (1..4) being played and whose turn in it (an index into `sides`).
@@ -65,12 +62,11 @@ class Duel:
     wounds: int = 0
 
 
-@dataclass
-class State:
+class State(GameState, kw_only=True):
+    """A match. Its generator starts at the public deal when there is one, else at the seed
+    (docs/rules/fate-duel.md#the-fate-deck); every shuffle and pulse continues from it."""
+
     ruleset: str
-    seed: int
-    # The SplitMix64 state: every shuffle and pulse continues from here.
-    rng: int
     rounds: int
     crews: list[Crew]
     decks: list[list[str]]  # top card first
@@ -93,18 +89,3 @@ class State:
     def standing(self) -> list[int]:
         """Seats with a living model, in seat order."""
         return [seat for seat, crew in enumerate(self.crews) if crew.alive()]
-
-
-def dump_state(state: State) -> dict[str, Any]:
-    return asdict(state)
-
-
-def load_state(data: Mapping[str, Any]) -> State:
-    # A deep copy, so the loaded state shares no lists with the caller's data.
-    fields = copy.deepcopy(dict(data))
-    fields["crews"] = [Crew(**c) for c in fields["crews"]]
-    if fields["duel"] is not None:
-        duel = fields["duel"]
-        duel["sides"] = [Side(**s) for s in duel["sides"]]
-        fields["duel"] = Duel(**duel)
-    return State(**fields)
