@@ -3,8 +3,9 @@
 `FaultProxy` listens on 127.0.0.1 and forwards every connection to the server's unix socket.
 It can cut every open connection (mid-transaction, as a crash or a network cut would), refuse
 new ones for a while, and delay every chunk it forwards. `Workload` plays runs through real
-HTTP, retrying as docs/operations.md#reliability tells clients to (the same Idempotency-Key after a 503), and
-records every write the service acknowledged, so that a test can check none was lost.
+HTTP, retrying as docs/operations.md#reliability tells clients to (the same Idempotency-Key
+after a 503), and records every write the service acknowledged, so that a test can check none
+was lost.
 """
 
 import asyncio

@@ -34,7 +34,7 @@ SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
 # Where nothing may cite a document that is not in the repository.
 SELF_CONTAINED = ("service", "tests", "docs")
 # Built from parts, so that this file does not hold the words it looks for.
-OLD_DESIGN = re.compile(r"\b" + "DES" + "IGN" + r"\b")
+OUTSIDE_SPEC = re.compile(r"\b" + "DES" + "IGN" + r"\b")
 SOURCE_SECTION = re.compile("seed" + r"\s*" + "\u00a7", re.IGNORECASE)
 
 ROOT_REFERENCE = re.compile(
@@ -250,6 +250,6 @@ def test_nothing_cites_a_document_outside_the_repository(folder: str) -> None:
         if not name.startswith(folder + "/") or text is None:
             continue
         for number, line in enumerate(text.splitlines(), 1):
-            if OLD_DESIGN.search(line) or SOURCE_SECTION.search(line):
+            if OUTSIDE_SPEC.search(line) or SOURCE_SECTION.search(line):
                 cited.append(f"{name}:{number}: {line.strip()}")
     assert not cited, "cite docs/architecture.md or docs/rules/ instead:\n" + "\n".join(cited)

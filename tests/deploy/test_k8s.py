@@ -305,7 +305,8 @@ def test_the_database_urls_go_through_the_pooler_and_listen_beside_it() -> None:
     assert refs["LISTEN_DATABASE_URL"] == (f"{name}-app", "uri")
     assert refs["DB_USER"] == (f"{name}-app", "username")
     assert refs["DB_PASSWORD"] == (f"{name}-app", "password")
-    # Transaction pooling loses prepared statements (docs/operations.md#configuration: DB_STATEMENT_CACHE_SIZE).
+    # Transaction pooling loses prepared statements
+    # (docs/operations.md#configuration: DB_STATEMENT_CACHE_SIZE).
     assert one("ConfigMap")["data"]["DB_STATEMENT_CACHE_SIZE"] == "0"
 
 

@@ -7,81 +7,65 @@ from typing import Any
 import pytest
 
 from service.games.kernel.prompts import Action, Prompt
-from service.games.kernel.protocol import (
-    Event,
-    Game,
-    IllegalAction,
-    OptionSpec,
-    Outcome,
-    match_legal,
-    rebuild,
-)
+from service.games.kernel.protocol import Event, IllegalAction, Outcome, rebuild
 from service.games.kernel.rng import SplitMix64, one_way_seed
 from service.games.kernel.series import Series, SeriesState, leg_seed
+from service.games.kernel.state import GameState
+from service.games.kernel.table import TableGame
 from tests.games.cardgame import CARD_SERIES
 from tests.games.helpers import loadouts, start
 
 
-class Decide(Game[dict[str, Any]]):
+class DecideState(GameState, kw_only=True):
+    result: Outcome | None
+
+
+class Decide(TableGame[DecideState]):
     """A leg that seat 0 ends at once by naming its result: a win for a seat, or a draw."""
 
     id = "decide"
     ruleset = "decide-1"
     min_seats = 2
     max_seats = 2
-
-    def options_schema(self) -> dict[str, OptionSpec]:
-        return {}
+    state_type = DecideState
 
     def setup(
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
-    ) -> dict[str, Any]:
+    ) -> DecideState:
         self.prepare(seed, seats, options, loadouts)
-        return {"seed": seed, "rng": seed, "result": None}
+        return DecideState(seed=seed, rng=seed, result=None)
 
-    def setup_events(self, state: dict[str, Any]) -> list[Event]:
+    def setup_events(self, state: DecideState) -> list[Event]:
         return []
 
-    def seat_count(self, state: dict[str, Any]) -> int:
+    def seat_count(self, state: DecideState) -> int:
         return 2
 
-    def prompt(self, state: dict[str, Any], seat: int) -> Prompt | None:
-        if state["result"] is not None or seat != 0:
+    def prompt(self, state: DecideState, seat: int) -> Prompt | None:
+        if state.result is not None or seat != 0:
             return None
         return Prompt("decide", [{"type": r} for r in ("win0", "win1", "draw")])
 
-    def apply(self, state: dict[str, Any], seat: int, action: Action) -> Any:
-        prompt = self.prompt(state, seat)
-        if prompt is None:
-            raise IllegalAction("not now")
-        kind = match_legal(prompt.actions, action)["type"]
+    def play(
+        self, state: DecideState, seat: int, asked: Prompt, action: Action, events: list[Event]
+    ) -> None:
+        kind = action["type"]
         result: Outcome = (
             {"winners": [0, 1], "ranking": [[0, 1]]}
             if kind == "draw"
             else {"winners": [int(kind[-1])], "ranking": [[int(kind[-1])], [1 - int(kind[-1])]]}
         )
-        return {**state, "result": result}, [Event("game_over", dict(result))]
+        state.result = result
+        events.append(Event("game_over", dict(result)))
 
-    def outcome(self, state: dict[str, Any]) -> Outcome | None:
-        return state["result"]
+    def outcome(self, state: DecideState) -> Outcome | None:
+        return state.result
 
-    def observe(self, state: dict[str, Any]) -> dict[str, Any]:
-        return {"result": state["result"]}
-
-    def secrets(self, state: dict[str, Any], seat: int | None) -> list[Any]:
-        return [state["seed"]]
-
-    def replay_view(self, state: dict[str, Any]) -> dict[str, Any]:
-        return dict(state)
+    def observe(self, state: DecideState) -> dict[str, Any]:
+        return {"result": state.result}
 
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
         return prompt.actions[0]
-
-    def dump_state(self, state: dict[str, Any]) -> dict[str, Any]:
-        return dict(state)
-
-    def load_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        return dict(data)
 
 
 BO3 = Series(Decide(), 3)
@@ -99,10 +83,10 @@ def series_of(*results: str, seed: int = 99) -> tuple[SeriesState, list[list[str
 def test_legs_are_seeded_one_way_from_the_match_seed_and_the_leg_number() -> None:
     assert leg_seed(99, 2) == one_way_seed(99, b"series-leg:2")
     state, _ = series_of()
-    assert state.inner["seed"] == leg_seed(99, 1)
+    assert state.inner.seed == leg_seed(99, 1)
     state, _ = series_of("win0")
-    assert state.inner["seed"] == leg_seed(99, 2) != leg_seed(99, 1)
-    assert series_of("win0", seed=100)[0].inner["seed"] != state.inner["seed"]
+    assert state.inner.seed == leg_seed(99, 2) != leg_seed(99, 1)
+    assert series_of("win0", seed=100)[0].inner.seed != state.inner.seed
 
 
 def test_the_score_leg_and_best_of_are_in_the_view() -> None:

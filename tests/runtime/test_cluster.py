@@ -171,7 +171,8 @@ async def test_stopping_an_instance_under_load_loses_no_acknowledged_write(
 ) -> None:
     second = cluster.instances[1]
     async with client(cluster.balancer_url, check_answers=False) as (api, seen):
-        # Clients retry a 502 or 503 with the same Idempotency-Key, as docs/operations.md#reliability tells them.
+        # Clients retry a 502 or 503 with the same Idempotency-Key, as
+        # docs/operations.md#reliability tells them.
         workload = Workload(api)
         load = asyncio.create_task(workload.run(players=8, seconds=4))
         await asyncio.sleep(1.5)

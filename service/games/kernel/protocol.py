@@ -268,26 +268,10 @@ class Game(ABC, Generic[S]):
         its parameters checked by the game.
         """
 
-    def end_match(self, state: S, outcome: Outcome) -> S:
-        """The state ended at once with `outcome`, for the default resign rule.
-
-        A game that keeps the default rule implements this; one that overrides `resign` need not.
-        """
-        raise GameError(f"{self.id} cannot end a match early")
-
+    @abstractmethod
     def resign(self, state: S, seat: int) -> tuple[S, list[Event]]:
-        """`seat` gives up. The default rule: the seat is out, and with one seat left it wins.
-
-        A game where the others play on after one leaves overrides this.
-        """
-        if self.outcome(state) is not None:
-            raise IllegalAction("the match is over")
-        others = [s for s in range(self.seat_count(state)) if s != seat]
-        if len(others) != 1 or seat not in range(self.seat_count(state)):
-            raise GameError(f"{self.id} has no resign rule for seat {seat} of this match")
-        outcome: Outcome = {"winners": others, "ranking": [list(others), [seat]]}
-        ended = self.end_match(state, outcome)
-        return ended, [Event("resigned", {"seat": seat}), Event("game_over", dict(outcome))]
+        """`seat` gives up: the next state and what happened, by the game's rule (the seat
+        loses, or leaves and the others play on); `IllegalAction` when it cannot."""
 
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:

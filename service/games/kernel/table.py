@@ -60,8 +60,12 @@ class TableGame(Game[S]):
     def _chosen(asked: Prompt, action: Any) -> Action:
         """The prompt's enumerated action equal to `action`, or `action` itself when its type
         is one of the prompt's parameterised actions (its parameters are the game's to check)."""
-        if isinstance(action, Mapping) and action.get("type") in asked.params:
+        kind = action.get("type") if isinstance(action, Mapping) else None
+        if isinstance(kind, str) and kind in asked.params:
             return dict(action)
+        if not asked.actions:
+            takes = " or ".join(repr(name) for name in asked.params)
+            raise IllegalAction(f"the {asked.kind!r} prompt takes {takes} with its parameters")
         return match_legal(asked.actions, action)
 
     @abstractmethod
