@@ -98,6 +98,11 @@ class Settings:
     bench_floor: bool = False
     # Sent as X-Instance on every answer: which instance behind a load balancer answered.
     instance_id: str = field(default_factory=_default_instance_id)
+    # What one player or one address may cost (docs/operations.md#limits).
+    # -- runs and rating --
+    # -- addresses, sign-in and the ops door --
+    # -- bodies and frames --
+    # -- growth and retention --
 
     @property
     def pgdata(self) -> Path:
@@ -143,4 +148,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         workers=_int(env, "WORKERS", 1, minimum=1),
         bench_floor=_flag(env, "BENCH_FLOOR"),
         instance_id=env.get("INSTANCE_ID") or _default_instance_id(),
+        # -- runs and rating --
+        # -- addresses, sign-in and the ops door --
+        # -- bodies and frames --
+        # -- growth and retention --
     )
