@@ -443,3 +443,26 @@ DROP INDEX IF EXISTS matches_open_idx;
 CREATE INDEX IF NOT EXISTS matches_live_idx ON matches (game, status)
     WHERE status IN ('waiting', 'active');
 CREATE INDEX IF NOT EXISTS match_actions_created_idx ON match_actions (created_at);
+
+-- Growth and retention: operator matches, the lobby's pages, and the sweeps of old rows.
+-- A match an operator made (a lesson, a tournament, bots alone) has no creator. Looked up
+-- first, so that a start-up does not lock the table when the column already allows it.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns
+               WHERE table_name = 'matches' AND column_name = 'created_by'
+                 AND is_nullable = 'NO') THEN
+        ALTER TABLE matches ALTER COLUMN created_by DROP NOT NULL;
+    END IF;
+END $$;
+-- When a finished match's events were swept; its replay is then rebuilt from the action log.
+ALTER TABLE matches ADD COLUMN IF NOT EXISTS events_swept_at timestamptz;
+-- The lobby and a player's own list, each a page after a (time, match) cursor, newest first.
+CREATE INDEX IF NOT EXISTS matches_waiting_page_idx ON matches (created_at DESC, match_id DESC)
+    WHERE status = 'waiting';
+CREATE INDEX IF NOT EXISTS match_seats_player_page_idx
+    ON match_seats (player_id, joined_at DESC, match_id DESC) WHERE player_id IS NOT NULL;
+-- Ended matches whose events are still kept, oldest end first.
+CREATE INDEX IF NOT EXISTS matches_ended_idx ON matches (finished_at)
+    WHERE status IN ('finished', 'expired') AND events_swept_at IS NULL;
+CREATE INDEX IF NOT EXISTS idempotency_keys_created_idx ON idempotency_keys (created_at);

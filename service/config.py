@@ -103,6 +103,14 @@ class Settings:
     # -- addresses, sign-in and the ops door --
     # -- bodies and frames --
     # -- growth and retention --
+    # Seats one player may hold in matches still waiting for players, and in matches not over.
+    max_waiting_matches: int = 5
+    max_open_matches: int = 20
+    # How long a stored answer of a retried write is kept, and a match's events after its end.
+    idempotency_key_ttl_seconds: float = 24 * 3600.0
+    match_events_retention_seconds: float = 7 * 24 * 3600.0
+    # Rows one statement of those sweeps may delete.
+    sweep_batch_rows: int = 1000
 
     @property
     def pgdata(self) -> Path:
@@ -152,4 +160,11 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         # -- addresses, sign-in and the ops door --
         # -- bodies and frames --
         # -- growth and retention --
+        max_waiting_matches=_int(env, "MAX_WAITING_MATCHES", 5, minimum=1),
+        max_open_matches=_int(env, "MAX_OPEN_MATCHES", 20, minimum=1),
+        idempotency_key_ttl_seconds=_float(env, "IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600.0),
+        match_events_retention_seconds=_float(
+            env, "MATCH_EVENTS_RETENTION_SECONDS", 7 * 24 * 3600.0
+        ),
+        sweep_batch_rows=_int(env, "SWEEP_BATCH_ROWS", 1000, minimum=1),
     )
