@@ -8,6 +8,7 @@ from pydantic import Field, StringConstraints
 
 from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.keys import MATCH_CACHE, MATCH_HUB, POOL, SETTINGS
+from service.config import Settings
 from service.usecases.matches import answers, follow, lobby, play
 from service.usecases.matches import replay as replays
 
@@ -31,7 +32,9 @@ LOADOUT = Field(
 )
 
 
-class NewMatch(Body):
+class MatchSpec(Body):
+    """A match as a player or an operator asks for it."""
+
     game: GameId
     ruleset: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
         default=None, description="default: the game's current ruleset"
@@ -42,8 +45,22 @@ class NewMatch(Body):
     bots: list[Annotated[int, Field(ge=-INT32, le=INT32)]] = Field(
         default_factory=list, max_length=64
     )
-    loadout: Any = LOADOUT
     turn_seconds: int | None = Field(default=None, ge=1, le=7 * 24 * 3600)
+
+    def new_match(self, settings: Settings) -> lobby.NewMatch:
+        return lobby.NewMatch(
+            game_id=self.game,
+            ruleset=self.ruleset,
+            seats=self.seats,
+            options=self.options,
+            bots=self.bots,
+            turn_seconds=self.turn_seconds,
+            wait_seconds=settings.match_wait_seconds,
+        )
+
+
+class NewMatch(MatchSpec):
+    loadout: Any = LOADOUT
 
 
 class JoinMatch(Body):
@@ -53,6 +70,12 @@ class JoinMatch(Body):
 class MatchListQuery(Query):
     mine: bool = Field(default=False, description="your matches; otherwise the waiting ones")
     limit: int = Field(default=20, ge=1, le=100)
+    cursor: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="`next` of the previous page, as it was given; none for the first page",
+    )
 
 
 class NewAction(Body):
@@ -69,6 +92,10 @@ def _match_id(call: Call) -> UUID:
     return call.uuid_param("match_id", "match")
 
 
+def caps(settings: Settings) -> lobby.Caps:
+    return lobby.Caps(settings.max_waiting_matches, settings.max_open_matches)
+
+
 @endpoints.route(
     "GET",
     "/v1/games",
@@ -83,14 +110,19 @@ async def list_games(call: Call) -> answers.GameList:
 @endpoints.route(
     "GET",
     "/v1/matches",
-    summary="With mine=true your matches, else those waiting for players; newest first",
+    summary=(
+        "With mine=true your matches (the seat you took last first), else those waiting for"
+        " players (newest first); a page at a time: pass `next` back as `cursor`"
+    ),
     query=MatchListQuery,
     response=answers.MatchList,
     errors=(401, 422, 429),
 )
 async def list_matches(call: Call) -> answers.MatchList:
     query: MatchListQuery = call.query
-    return await lobby.list_matches(call.request.app[POOL], call.player, query.mine, query.limit)
+    return await lobby.list_matches(
+        call.request.app[POOL], call.player, query.mine, query.limit, query.cursor
+    )
 
 
 @endpoints.route(
@@ -105,18 +137,13 @@ async def list_matches(call: Call) -> answers.MatchList:
 )
 async def create_match(call: Call) -> answers.Joined:
     body: NewMatch = call.body
-    app = call.request.app
+    settings = call.request.app[SETTINGS]
     return await lobby.create(
-        app[POOL],
+        call.request.app[POOL],
         call.player,
-        game_id=body.game,
-        ruleset=body.ruleset,
-        seats=body.seats,
-        options=body.options,
-        bots=body.bots,
+        body.new_match(settings),
         loadout=body.loadout,
-        turn_seconds=body.turn_seconds,
-        wait_seconds=app[SETTINGS].match_wait_seconds,
+        caps=caps(settings),
         idempotency_key=call.idempotency_key,
     )
 
@@ -140,6 +167,7 @@ async def join_match(call: Call) -> answers.Joined:
         call.player,
         _match_id(call),
         body.loadout,
+        caps(call.request.app[SETTINGS]),
         idempotency_key=call.idempotency_key,
     )
 

@@ -4,7 +4,9 @@ from typing_extensions import TypedDict
 
 from service.api.endpoints import Call, Endpoints
 from service.api.keys import POOL, SETTINGS
+from service.api.matches import MatchSpec
 from service.usecases import ops
+from service.usecases.matches import answers, lobby
 
 endpoints = Endpoints("ops")
 
@@ -47,3 +49,24 @@ async def matchmaking(call: Call) -> ops.Matchmaking:
     settings = call.request.app[SETTINGS]
     limits = ops.Thresholds(settings.ops_thin_pool, settings.ops_high_bot_rate)
     return await ops.matchmaking(call.request.app[POOL], settings.snapshot_ttl_seconds, limits)
+
+
+@endpoints.route(
+    "POST",
+    "/v1/ops/matches",
+    summary=(
+        "Create a match as the operator (a lesson, a tournament, an exhibition): every seat not"
+        " in `bots` is left free for players to join; it may seat bots only, and may use a"
+        " public deal, which reveals every hand and draw to anyone who knows it"
+    ),
+    auth="ops",
+    body=MatchSpec,
+    response=answers.Joined,
+    status=201,
+    rate_limited=False,
+    errors=(400, 401, 403, 413, 415, 422),
+)
+async def create_match(call: Call) -> answers.Joined:
+    body: MatchSpec = call.body
+    new = body.new_match(call.request.app[SETTINGS])
+    return await lobby.create_for_operator(call.request.app[POOL], new)

@@ -69,6 +69,9 @@ class ListedMatch:
     seat: int | None
     asked: bool
     created_at: datetime
+    by_operator: bool
+    # What the list is ordered by: the match's creation in the lobby, the seat's join in yours.
+    listed_at: datetime
 
 
 @dataclass(frozen=True)
@@ -115,10 +118,11 @@ async def insert_match(
     seats: Sequence[SeatRow],
     options: dict[str, Any],
     turn_seconds: int | None,
-    created_by: UUID,
+    created_by: UUID | None,
     expires_in_seconds: float,
 ) -> UUID:
-    """A waiting match (no state until every seat is taken), due to expire if it never fills."""
+    """A waiting match (no state until every seat is taken), due to expire if it never fills;
+    `created_by` None is an operator's match."""
     match_id: UUID = await conn.fetchval(
         """
         INSERT INTO matches (game, ruleset, seed, seats, options, status, state, turn_seconds,
@@ -233,49 +237,98 @@ def _listed(row: asyncpg.Record) -> ListedMatch:
         row["seat"],
         row["asked"],
         row["created_at"],
+        row["by_operator"],
+        row["listed_at"],
     )
 
 
 _LISTED = """
     SELECT m.match_id, m.game, m.ruleset, m.status, m.version, m.seats, m.options::text,
-           m.created_at,
+           m.created_at, m.created_by IS NULL AS by_operator,
            (SELECT count(*) FROM match_seats f
              WHERE f.match_id = m.match_id AND f.player_id IS NULL AND NOT f.bot) AS free_seats,
            mine.seat, coalesce(m.status = 'active' AND mine.prompt IS NOT NULL, false) AS asked
 """
 
 
-async def list_for_player(conn: Conn, player_id: UUID, limit: int) -> list[ListedMatch]:
-    """The player's matches, newest first."""
+@dataclass(frozen=True)
+class After:
+    """Where a page starts: below this (time, match) in a list ordered newest first."""
+
+    at: datetime
+    match_id: UUID
+
+
+async def list_for_player(
+    conn: Conn, player_id: UUID, after: After | None, limit: int
+) -> list[ListedMatch]:
+    """The player's matches, the seat taken last first; `limit` of them past `after`."""
     rows = await conn.fetch(
         _LISTED
-        + """
+        + """, mine.joined_at AS listed_at
           FROM match_seats mine JOIN matches m USING (match_id)
          WHERE mine.player_id = $1
-         ORDER BY m.created_at DESC, m.match_id
-         LIMIT $2
+           AND ($2::timestamptz IS NULL OR (mine.joined_at, mine.match_id) < ($2, $3::uuid))
+         ORDER BY mine.joined_at DESC, mine.match_id DESC
+         LIMIT $4
         """,
         player_id,
+        None if after is None else after.at,
+        None if after is None else after.match_id,
         limit,
     )
     return [_listed(r) for r in rows]
 
 
-async def list_waiting(conn: Conn, player_id: UUID, limit: int) -> list[ListedMatch]:
-    """Matches still waiting for players, newest first: a lobby to join from."""
+async def list_waiting(
+    conn: Conn, player_id: UUID, after: After | None, limit: int
+) -> list[ListedMatch]:
+    """Matches still waiting for players, newest first: a lobby to join from; `limit` of them
+    past `after`."""
     rows = await conn.fetch(
         _LISTED
-        + """
+        + """, m.created_at AS listed_at
           FROM matches m
           LEFT JOIN match_seats mine ON mine.match_id = m.match_id AND mine.player_id = $1
          WHERE m.status = 'waiting'
-         ORDER BY m.created_at DESC, m.match_id
-         LIMIT $2
+           AND ($2::timestamptz IS NULL OR (m.created_at, m.match_id) < ($2, $3::uuid))
+         ORDER BY m.created_at DESC, m.match_id DESC
+         LIMIT $4
         """,
         player_id,
+        None if after is None else after.at,
+        None if after is None else after.match_id,
         limit,
     )
     return [_listed(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class HeldSeats:
+    """The matches not over in which a player holds a seat, by status."""
+
+    waiting: list[UUID]
+    active: list[UUID]
+
+
+async def held_seats(conn: asyncpg.Connection, player_id: UUID) -> HeldSeats:
+    """The player's waiting and active matches, counted under a lock of the player's row that
+    lasts until the transaction ends, so that two requests cannot both take the last place.
+
+    FOR NO KEY UPDATE does not block rows that reference the player from being written."""
+    await conn.execute("SELECT 1 FROM players WHERE player_id = $1 FOR NO KEY UPDATE", player_id)
+    rows = await conn.fetch(
+        """
+        SELECT m.match_id, m.status FROM match_seats s JOIN matches m USING (match_id)
+         WHERE s.player_id = $1 AND m.status IN ('waiting', 'active')
+         ORDER BY m.created_at, m.match_id
+        """,
+        player_id,
+    )
+    return HeldSeats(
+        [r["match_id"] for r in rows if r["status"] == "waiting"],
+        [r["match_id"] for r in rows if r["status"] == "active"],
+    )
 
 
 @dataclass(frozen=True)

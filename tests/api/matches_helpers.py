@@ -16,9 +16,11 @@ from service.config import Settings
 from service.games.kernel.protocol import rebuild
 from service.games.registry import get_game
 from service.store import matches as store
+from tests.conftest import TEST_OPS_TOKEN
 from tests.http import Answer, Api
 
 SOCKET_WAIT = 5.0
+OPS = {"X-Ops-Token": TEST_OPS_TOKEN}
 
 
 async def new_players(api: Api, count: int) -> list[str]:
@@ -41,6 +43,28 @@ async def start_match(api: Api, tokens: list[str], **fields: Any) -> str:
         assert joined.status == 200, joined.body
         assert joined.body["seat"] == seat
     return match_id
+
+
+async def operator_match(api: Api, **fields: Any) -> Answer:
+    """A match the operator makes: bots in `bots`, every other seat free to join."""
+    body = {"game": "necromancers", "seats": 2, **fields}
+    return await api.post("/v1/ops/matches", body, headers=OPS)
+
+
+async def walk_list(
+    api: Api, token: str, query: str = "", limit: int = 100
+) -> list[dict[str, Any]]:
+    """Every match of a list (the lobby, or `mine=true`), page after page by its cursor."""
+    listed: list[dict[str, Any]] = []
+    cursor = ""
+    while True:
+        page = await api.get(f"/v1/matches?limit={limit}{query}{cursor}", token=token)
+        assert page.status == 200, page.body
+        assert len(page.body["matches"]) <= limit
+        listed += page.body["matches"]
+        if page.body["next"] is None:
+            return listed
+        cursor = f"&cursor={page.body['next']}"
 
 
 async def read(api: Api, token: str, match_id: str) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 
 The worked example needs known cards: the match is created with the public `deal` option
 (docs/rules/fate-duel.md), the rules' own way to replay a known deal; the deal number was found
-offline (see tests/games/test_fate_duel.py) and the test checks every card it relies on.
+offline (see tests/games/test_fate_duel.py) and the test checks every card it relies on. Only
+an operator makes a match with a public deal, so the worked example's match is the operator's
+and both players join it.
 """
 
 import random
@@ -12,10 +14,12 @@ from typing import Any
 from service.games.fate_duel.content import RULESET
 from service.games.registry import get_game
 from tests.api.matches_helpers import (
+    OPS,
     act,
     finished_matches_rebuild,  # noqa: F401 (autouse)
     new_players,
     read,
+    walk_list,
 )
 from tests.games.helpers import contains
 from tests.games.test_fate_duel import GUARDIA, WORKED_EXAMPLE_DEAL
@@ -30,21 +34,22 @@ def face(card: str) -> str:
 
 
 async def fate_match(api: Api, tokens: list[str], crews: list[str | None], **options: Any) -> str:
-    """A started match; a seat whose crew is None is a bot, which brings its own."""
+    """A started match; a seat whose crew is None is a bot, which brings its own. With a public
+    deal the operator makes it and every player joins; otherwise the first player makes it."""
     bots = [seat for seat, crew in enumerate(crews) if crew is None]
-    body: dict[str, Any] = {
-        "game": GAME,
-        "seats": len(crews),
-        "options": options,
-        "loadout": {"crew": crews[0]},
-    }
+    body: dict[str, Any] = {"game": GAME, "seats": len(crews), "options": options}
     if bots:
         body["bots"] = list(bots)
-    created = await api.post("/v1/matches", body, token=tokens[0])
+    humans = [s for s in range(len(crews)) if s not in bots]
+    if "deal" in options:
+        created = await api.post("/v1/ops/matches", body, headers=OPS)
+    else:
+        body["loadout"] = {"crew": crews[0]}
+        created = await api.post("/v1/matches", body, token=tokens[0])
+        humans, tokens = humans[1:], tokens[1:]
     assert created.status == 201, created.body
     match_id = str(created.body["match_id"])
-    humans = [s for s in range(1, len(crews)) if s not in bots]
-    for seat, token in zip(humans, tokens[1:], strict=True):
+    for seat, token in zip(humans, tokens, strict=True):
         joined = await api.post(
             f"/v1/matches/{match_id}/join", {"loadout": {"crew": crews[seat]}}, token=token
         )
@@ -182,3 +187,35 @@ async def test_a_bad_crew_is_a_422_naming_it(api: Api) -> None:
     assert refused.body["error"]["details"]["card"] == "piratas"
     games = {g["id"]: g for g in (await api.get("/v1/games", token=a)).body["games"]}
     assert games[GAME]["loadout"]["properties"]["crew"]["enum"] == sorted(RULESET.crews)
+
+
+async def test_a_players_public_deal_is_refused_and_the_lobby_says_what_an_operators_reveals(
+    api: Api,
+) -> None:
+    """A creator could search deals offline for one that favours its seat, and a joiner saw only
+    the number: a player may not set one, and an operator's says in the lobby what it reveals."""
+    a, b = await new_players(api, 2)
+    body = {"game": GAME, "seats": 2, "options": {"deal": 511}, "loadout": {"crew": "gremio"}}
+    refused = await api.post("/v1/matches", body, token=a)
+    assert (refused.status, refused.error_code) == (422, "public_deal")
+    assert refused.body["error"]["details"] == {"option": "deal", "value": 511}
+    assert "every hand and draw" in refused.body["error"]["message"]
+    secret = await api.post("/v1/matches", {**body, "options": {"deal": 0}}, token=a)
+    assert secret.status == 201, secret.body
+    made = await api.post(
+        "/v1/ops/matches", {"game": GAME, "seats": 2, "options": {"deal": 511}}, headers=OPS
+    )
+    assert made.status == 201 and made.body["seat"] is None, made.body
+    lobby = await walk_list(api, b)
+    listed = next(m for m in lobby if m["match_id"] == made.body["match_id"])
+    assert listed["by_operator"] is True and listed["options"]["deal"] == 511
+    (notice,) = listed["notices"]
+    assert "public deal 511" in notice and "every hand, deck and draw" in notice
+    mine = next(
+        m
+        for m in (await api.get("/v1/matches?mine=true", token=a)).body["matches"]
+        if m["match_id"] == secret.body["match_id"]
+    )
+    assert mine["by_operator"] is False and mine["notices"] == []
+    games = {g["id"]: g for g in (await api.get("/v1/games", token=a)).body["games"]}
+    assert "only an operator" in games[GAME]["options"]["deal"]["description"]

@@ -15,6 +15,7 @@ from tests.api.matches_helpers import (
     create,
     finished_matches_rebuild,  # noqa: F401 (autouse)
     new_players,
+    operator_match,
     play_out,
     read,
     start_match,
@@ -75,12 +76,12 @@ async def test_an_action_in_time_restarts_the_timer(fast_sweeper: Api) -> None:
     await play_out(api, match_id, tokens, random.Random(6))
 
 
-async def test_a_bot_only_match_plays_to_the_end(api: Api) -> None:
+async def test_an_operators_bot_only_match_plays_to_the_end(api: Api) -> None:
     (watcher,) = await new_players(api, 1)
     # The seed and the bots' choices are the server's: now and then a match ends within the
     # moves one transaction may make, and leaves the sweeper nothing to carry on. Take another.
     for _ in range(20):
-        created = await create(api, watcher, seats=4, bots=[0, 1, 2, 3])
+        created = await operator_match(api, seats=4, bots=[0, 1, 2, 3])
         assert created.status == 201
         assert created.body["seat"] is None
         if created.body["status"] == "active":

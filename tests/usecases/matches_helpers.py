@@ -27,17 +27,8 @@ async def own_pool(settings: Settings, max_size: int) -> AsyncIterator[asyncpg.P
 async def duel_against_bot(pool: asyncpg.Pool, name: str) -> tuple[UUID, UUID]:
     """A new player's two-seat Duelo against a bot seat: the player and the match."""
     player = (await players.insert(pool, name)).player_id
+    new = lobby.NewMatch("necromancers", None, 2, {}, [1], None, 60)
     joined = await lobby.create(
-        pool,
-        player,
-        game_id="necromancers",
-        ruleset=None,
-        seats=2,
-        options={},
-        bots=[1],
-        loadout=None,
-        turn_seconds=None,
-        wait_seconds=60,
-        idempotency_key=None,
+        pool, player, new, loadout=None, caps=lobby.Caps(5, 20), idempotency_key=None
     )
     return player, UUID(joined["match_id"])

@@ -48,7 +48,8 @@ class FateDuelGame(TableGame[State]):
                 "description": (
                     "0: shuffles and pulses come from the secret match seed. Any other number "
                     "is a public deal: they come from it, so a known deal can be played again "
-                    "(a lesson, a duplicate tournament); anyone may then compute the decks."
+                    "(a lesson, a duplicate tournament). A public deal reveals every hand and "
+                    "draw to anyone who knows it, so only an operator's match may have one."
                 ),
             },
         }

@@ -100,10 +100,26 @@ class MatchSummary(TypedDict):
     seat: Annotated[int | None, Field(description="your seat, if you hold one")]
     asked: Annotated[bool, Field(description="whether you are asked something now")]
     created_at: str
+    by_operator: Annotated[
+        bool, Field(description="made by an operator (a lesson, a tournament), not by a player")
+    ]
+    notices: Annotated[
+        list[str],
+        Field(
+            description=(
+                "what a joiner should know first, in plain words: a public deal reveals every"
+                " hand and draw to anyone who knows it"
+            )
+        ),
+    ]
 
 
 class MatchList(TypedDict):
     matches: list[MatchSummary]
+    next: Annotated[
+        str | None,
+        Field(description="pass as `cursor` for the next page; null on the last page"),
+    ]
 
 
 def seat_of(seats: Sequence[SeatRow], player_id: UUID) -> int | None:
@@ -188,7 +204,7 @@ def action_done(progress: Progress, seat: int) -> ActionDone:
     }
 
 
-def summary(match: ListedMatch) -> MatchSummary:
+def summary(match: ListedMatch, notices: list[str]) -> MatchSummary:
     return {
         "match_id": str(match.match_id),
         "game": match.game,
@@ -201,4 +217,6 @@ def summary(match: ListedMatch) -> MatchSummary:
         "seat": match.seat,
         "asked": match.asked,
         "created_at": match.created_at.isoformat(),
+        "by_operator": match.by_operator,
+        "notices": notices,
     }

@@ -10,10 +10,28 @@ Decisions where the issue is silent:
   match has no state. A waiting match that does not fill within `wait_seconds` expires.
 - Service events share the sequence with the game's: `seat_taken` {seat, bot} as seats fill,
   then `match_started` and the game's setup events when the last seat is filled.
+
+What one player may cost, and what only an operator may do:
+- A player's match has a seat for that player: bots alone would be the server's work from
+  start to end for nobody (422 `bots_only`). An operator's match (`create_for_operator`) may
+  seat bots only, or leave every seat to the players who join.
+- A public deal (an option whose value chooses the cards, `PUBLIC_DEALS`) reveals every hand and
+  draw to anyone who knows it, and would let a creator search offline for a deal that favours
+  its own seat: only an operator sets one (422 `public_deal` for a player), and the lobby says
+  what it reveals (`notices`).
+- A player holds seats in at most `max_waiting` waiting matches and `max_open` matches not over
+  (waiting or active, so that a match filling up never puts anyone over); a create or join past
+  either is a 409 naming the cap and the matches held. Counted under a lock of the player's row.
+- The lists are pages newest first after an opaque cursor: the lobby by the match's creation,
+  your own list by when you took your seat, both read from an index.
 """
 
+import base64
+import binascii
 import secrets
-from typing import Any, cast
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, NamedTuple, cast
 from uuid import UUID
 
 import asyncpg
@@ -23,7 +41,7 @@ from service.games.kernel.protocol import Event, Game, GameError
 from service.games.registry import describe, get_game
 from service.store import matches as store
 from service.store.database import transaction
-from service.store.matches import SeatRow
+from service.store.matches import After, ListedMatch, SeatRow
 from service.usecases import idempotency
 from service.usecases.errors import Conflict, Illegal, NotFound
 from service.usecases.matches.answers import (
@@ -36,6 +54,18 @@ from service.usecases.matches.answers import (
     summary,
 )
 from service.usecases.matches.progress import Progress, bot_loadout_seed
+
+# Per game, the option that makes its deal public when it is not the default: whoever knows the
+# value can compute every hand and draw (docs/rules/fate-duel.md#the-fate-deck).
+PUBLIC_DEALS = {"fate-duel": "deal"}
+
+
+@dataclass(frozen=True)
+class Caps:
+    """Seats one player may hold: in waiting matches, and in matches not over."""
+
+    max_waiting: int
+    max_open: int
 
 
 def games() -> GameList:
@@ -67,84 +97,177 @@ def _start_if_full(progress: Progress) -> bool:
     return progress.run_bots()
 
 
+def _public_deal(game: Game[Any], options: dict[str, Any]) -> int | None:
+    """The match's public deal, or None when its chance comes from the secret seed."""
+    option = PUBLIC_DEALS.get(game.id)
+    if option is None:
+        return None
+    value = options.get(option)
+    default = game.options_schema()[option].get("default")
+    return None if value == default else cast(int, value)
+
+
+def notices(match: ListedMatch) -> list[str]:
+    """What a joiner should know before joining, in plain words."""
+    deal = _public_deal(get_game(match.game, match.ruleset), match.options)
+    if deal is None:
+        return []
+    return [
+        f"public deal {deal}: anyone who knows this number can compute every hand, deck and"
+        " draw of this match"
+    ]
+
+
+def _refuse_over_caps(held: store.HeldSeats, caps: Caps, waits: bool) -> None:
+    """409 when one more seat, in a match that `waits` for players or not, breaks a cap."""
+    open_matches = held.waiting + held.active
+    if len(open_matches) >= caps.max_open:
+        raise Conflict(
+            f"you hold seats in {len(open_matches)} matches not over, the most one player may",
+            {"limit": caps.max_open, "matches": [str(m) for m in open_matches]},
+            code="too_many_open_matches",
+        )
+    if waits and len(held.waiting) >= caps.max_waiting:
+        raise Conflict(
+            f"you hold seats in {len(held.waiting)} waiting matches, the most one player may",
+            {"limit": caps.max_waiting, "matches": [str(m) for m in held.waiting]},
+            code="too_many_waiting_matches",
+        )
+
+
+@dataclass(frozen=True)
+class NewMatch:
+    """What a create asks for, by a player or an operator."""
+
+    game_id: str
+    ruleset: str | None
+    seats: int
+    options: dict[str, Any]
+    bots: list[int]
+    turn_seconds: int | None
+    wait_seconds: float
+
+
+def _checked(new: NewMatch) -> tuple[Game[Any], dict[str, Any]]:
+    """The game and the options resolved; a bad game, option or bot seat is a 422."""
+    game = _game(new.game_id, new.ruleset)
+    try:
+        resolved = game.check_options(new.seats, new.options)
+    except GameError as exc:
+        raise Illegal(exc.reason, code="invalid_match") from exc
+    bad = [b for b in new.bots if not 0 <= b < new.seats]
+    if bad or len(set(new.bots)) != len(new.bots):
+        raise Illegal(
+            f"bots must be distinct seat indexes in 0..{new.seats - 1}",
+            {"bots": new.bots},
+            code="invalid_bots",
+        )
+    return game, resolved
+
+
+class Creator(NamedTuple):
+    player_id: UUID
+    seat: int
+    loadout: Any
+
+
+async def _insert(
+    conn: asyncpg.Connection,
+    new: NewMatch,
+    game: Game[Any],
+    resolved: dict[str, Any],
+    creator: Creator | None,
+) -> Joined:
+    """The match, with its bots and its creator (none for an operator's) seated; started at
+    once when no seat is left free."""
+    seed = secrets.randbits(64)
+    seat_rows = []
+    for s in range(new.seats):
+        if s in new.bots:
+            bot = game.sample_loadout(bot_loadout_seed(seed, s), resolved)
+            seat_rows.append(SeatRow(s, None, True, bot))
+        elif creator is not None and s == creator.seat:
+            seat_rows.append(SeatRow(s, creator.player_id, False, creator.loadout))
+        else:
+            seat_rows.append(SeatRow(s, None, False, None))
+    match_id = await store.insert_match(
+        conn,
+        game=game.id,
+        ruleset=game.ruleset,
+        seed=seed,
+        seats=seat_rows,
+        options=resolved,
+        turn_seconds=new.turn_seconds,
+        created_by=None if creator is None else creator.player_id,
+        expires_in_seconds=new.wait_seconds,
+    )
+    row = await store.lock(conn, match_id)
+    assert row is not None
+    progress = Progress.of(row, seat_rows)
+    progress.emit(
+        Event("seat_taken", {"seat": s.seat, "bot": s.bot})
+        for s in seat_rows
+        if s.bot or s.player_id is not None
+    )
+    await progress.save(conn, _start_if_full(progress))
+    seat = None if creator is None else creator.seat
+    return joined(match_id, seat, progress.version, progress.status)
+
+
 async def create(
     pool: asyncpg.Pool,
     player_id: UUID,
+    new: NewMatch,
     *,
-    game_id: str,
-    ruleset: str | None,
-    seats: int,
-    options: dict[str, Any],
-    bots: list[int],
     loadout: Any,
-    turn_seconds: int | None,
-    wait_seconds: float,
+    caps: Caps,
     idempotency_key: str | None,
 ) -> Joined:
-    """A new match; the creator takes the first non-bot seat (none if every seat is a bot)."""
-    game = _game(game_id, ruleset)
-    try:
-        resolved = game.check_options(seats, options)
-    except GameError as exc:
-        raise Illegal(exc.reason, code="invalid_match") from exc
-    bad = [b for b in bots if not 0 <= b < seats]
-    if bad or len(set(bots)) != len(bots):
+    """A new match; the creator takes the first non-bot seat, and there must be one."""
+    game, resolved = _checked(new)
+    seat = next((s for s in range(new.seats) if s not in new.bots), None)
+    if seat is None:
         raise Illegal(
-            f"bots must be distinct seat indexes in 0..{seats - 1}",
-            {"bots": bots},
-            code="invalid_bots",
+            "a match needs a seat for you: only an operator makes a match of bots alone",
+            {"bots": new.bots},
+            code="bots_only",
         )
-    creator = next((s for s in range(seats) if s not in bots), None)
-    seed = secrets.randbits(64)
-    loadouts = [
-        game.sample_loadout(bot_loadout_seed(seed, s), resolved)
-        if s in bots
-        else _loadout(game, loadout, resolved)
-        if s == creator
-        else None
-        for s in range(seats)
-    ]
-    seat_rows = [
-        SeatRow(s, player_id if s == creator else None, s in bots, loadouts[s])
-        for s in range(seats)
-    ]
+    deal = _public_deal(game, resolved)
+    if deal is not None:
+        raise Illegal(
+            "a public deal reveals every hand and draw to anyone who knows it, and may be"
+            " chosen to favour a seat: only an operator makes a match with one",
+            {"option": PUBLIC_DEALS[game.id], "value": deal},
+            code="public_deal",
+        )
+    creator = Creator(player_id, seat, _loadout(game, loadout, resolved))
     request = {
-        "game": game_id,
-        "ruleset": ruleset,
-        "seats": seats,
-        "options": options,
-        "bots": bots,
+        "game": new.game_id,
+        "ruleset": new.ruleset,
+        "seats": new.seats,
+        "options": new.options,
+        "bots": new.bots,
         "loadout": loadout,
-        "turn_seconds": turn_seconds,
+        "turn_seconds": new.turn_seconds,
     }
+    waits = len(new.bots) + 1 < new.seats
     async with transaction(pool) as conn:
 
         async def write() -> Joined:
-            match_id = await store.insert_match(
-                conn,
-                game=game.id,
-                ruleset=game.ruleset,
-                seed=seed,
-                seats=seat_rows,
-                options=resolved,
-                turn_seconds=turn_seconds,
-                created_by=player_id,
-                expires_in_seconds=wait_seconds,
-            )
-            row = await store.lock(conn, match_id)
-            assert row is not None
-            progress = Progress.of(row, seat_rows)
-            progress.emit(
-                Event("seat_taken", {"seat": s.seat, "bot": s.bot})
-                for s in seat_rows
-                if s.bot or s.player_id is not None
-            )
-            await progress.save(conn, _start_if_full(progress))
-            return joined(match_id, creator, progress.version, progress.status)
+            _refuse_over_caps(await store.held_seats(conn, player_id), caps, waits)
+            return await _insert(conn, new, game, resolved, creator)
 
         return await idempotency.write_once(
             conn, player_id, idempotency_key, "create-match", request, write
         )
+
+
+async def create_for_operator(pool: asyncpg.Pool, new: NewMatch) -> Joined:
+    """An operator's match: bots in `bots`, every other seat free for players to join; it may
+    seat bots only and use a public deal. It belongs to no player and counts against nobody."""
+    game, resolved = _checked(new)
+    async with transaction(pool) as conn:
+        return await _insert(conn, new, game, resolved, None)
 
 
 async def join(
@@ -152,13 +275,14 @@ async def join(
     player_id: UUID,
     match_id: UUID,
     loadout: Any,
+    caps: Caps,
     idempotency_key: str | None = None,
 ) -> Joined:
     """Take the lowest free seat with `loadout`; a player already seated gets its seat back."""
     async with transaction(pool) as conn:
 
         async def write() -> Joined:
-            return await _take_seat(conn, player_id, match_id, loadout)
+            return await _take_seat(conn, player_id, match_id, loadout, caps)
 
         scope = f"join:{match_id}"
         request = {"loadout": loadout}
@@ -166,7 +290,7 @@ async def join(
 
 
 async def _take_seat(
-    conn: asyncpg.Connection, player_id: UUID, match_id: UUID, loadout: Any
+    conn: asyncpg.Connection, player_id: UUID, match_id: UUID, loadout: Any, caps: Caps
 ) -> Joined:
     """The lowest free seat, taken under the match's lock; the last one starts the match."""
     row = await store.lock(conn, match_id)
@@ -183,6 +307,9 @@ async def _take_seat(
         raise Conflict(f"the match is {row.status}", code="match_not_open")
     progress = Progress.of(row, seats)
     mine = _loadout(progress.game, loadout, row.options)
+    # The match row is locked before the player's, as in every join: no two joins wait on
+    # each other's locks.
+    _refuse_over_caps(await store.held_seats(conn, player_id), caps, waits=len(free) > 1)
     seat = free[0]
     await store.take_seat(conn, match_id, seat, player_id, mine)
     seats[seat] = SeatRow(seat, player_id, False, mine)
@@ -191,10 +318,47 @@ async def _take_seat(
     return joined(match_id, seat, progress.version, progress.status)
 
 
-async def list_matches(pool: asyncpg.Pool, player_id: UUID, mine: bool, limit: int) -> MatchList:
-    """Your matches (`mine`), or the waiting ones you could join; newest first."""
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _cursor(mine: bool, match: ListedMatch) -> str:
+    """An opaque cursor past `match`: the list it belongs to, its time in µs and its id."""
+    micros = (match.listed_at - _EPOCH) // _MICROSECOND
+    text = f"{'m' if mine else 'w'}.{micros}.{match.match_id.hex}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _after(mine: bool, cursor: str | None) -> After | None:
+    """Where the page after `cursor` starts; a cursor not given by this list is a 422."""
+    if cursor is None:
+        return None
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        kind, micros, match_id = text.split(".")
+        if kind != ("m" if mine else "w"):
+            raise ValueError(kind)
+        return After(_EPOCH + int(micros) * _MICROSECOND, UUID(hex=match_id))
+    except (ValueError, UnicodeDecodeError, binascii.Error, OverflowError) as exc:
+        raise Illegal(
+            "cursor: not a cursor this list gave (pass `next` from its last page as it is)",
+            {"fields": [{"field": "query.cursor", "message": "not a cursor of this list"}]},
+            code="invalid_cursor",
+        ) from exc
+
+
+async def list_matches(
+    pool: asyncpg.Pool, player_id: UUID, mine: bool, limit: int, cursor: str | None = None
+) -> MatchList:
+    """Your matches (`mine`), or the waiting ones you could join; newest first, `limit` of them
+    past `cursor`, with the cursor of the next page when there is one."""
+    after = _after(mine, cursor)
     if mine:
-        listed = await store.list_for_player(pool, player_id, limit)
+        listed = await store.list_for_player(pool, player_id, after, limit + 1)
     else:
-        listed = await store.list_waiting(pool, player_id, limit)
-    return {"matches": [summary(m) for m in listed]}
+        listed = await store.list_waiting(pool, player_id, after, limit + 1)
+    page = listed[:limit]
+    return {
+        "matches": [summary(m, notices(m)) for m in page],
+        "next": _cursor(mine, page[-1]) if len(listed) > limit else None,
+    }

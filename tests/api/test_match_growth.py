@@ -1,0 +1,175 @@
+"""What one player may make the server keep and do, through real HTTP on the real database:
+bots alone only for an operator, caps on the matches a player holds, and the lobby's pages."""
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.api.matches_helpers import (
+    create,
+    finished_matches_rebuild,  # noqa: F401 (autouse)
+    new_players,
+    operator_match,
+    play_out,
+    read,
+    walk_list,
+)
+from tests.conftest import running_service
+from tests.http import Api
+
+SWEEP = 0.05
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not await check():
+        assert time.monotonic() < deadline, "never happened"
+        await asyncio.sleep(SWEEP)
+
+
+async def test_a_player_may_not_make_a_match_of_bots_alone_an_operator_may(api: Api) -> None:
+    """Bots alone were the server's work from start to end for nobody (a third of a second of
+    CPU and hundreds of KB of events each), and any player could order them by the dozen."""
+    (token,) = await new_players(api, 1)
+    refused = await create(api, token, seats=4, bots=[0, 1, 2, 3])
+    assert (refused.status, refused.error_code) == (422, "bots_only"), refused.body
+    assert "operator" in refused.body["error"]["message"]
+    assert (await operator_match(api, seats=2, bots=[0, 1])).status == 201
+    body = {"game": "necromancers", "seats": 2, "bots": [0, 1]}
+    assert (await api.post("/v1/ops/matches", body)).status == 401
+    wrong = await api.post("/v1/ops/matches", body, headers={"X-Ops-Token": "nope"})
+    assert wrong.status == 403
+    assert (await api.post("/v1/ops/matches", body, token=token)).status == 401
+
+
+async def test_an_operators_match_leaves_every_seat_but_the_bots_to_players(api: Api) -> None:
+    a, b = await new_players(api, 2)
+    made = await operator_match(api, seats=3, bots=[1])
+    assert made.status == 201, made.body
+    assert (made.body["seat"], made.body["status"]) == (None, "waiting")
+    match_id = made.body["match_id"]
+    assert (await api.post(f"/v1/matches/{match_id}/join", token=a)).body["seat"] == 0
+    joined = await api.post(f"/v1/matches/{match_id}/join", token=b)
+    assert (joined.body["seat"], joined.body["status"]) == (2, "active")
+    match = await read(api, a, match_id)
+    assert [(s["player_id"] is None, s["bot"]) for s in match["seats"]] == [
+        (False, False),
+        (True, True),
+        (False, False),
+    ]
+    await play_out(api, match_id, [a, "", b], random.Random(1))
+
+
+@pytest.fixture
+async def capped(make_settings: Any) -> AsyncIterator[Api]:
+    """A second instance on the session's database, with small caps."""
+    async with running_service(make_settings(max_waiting_matches=2, max_open_matches=3)) as client:
+        yield client
+
+
+async def test_a_player_holds_seats_in_few_waiting_and_open_matches_a_409_names_them(
+    capped: Api,
+) -> None:
+    api = capped
+    a, b, c, d = await new_players(api, 4)
+    first = (await create(api, a)).body["match_id"]
+    second = (await create(api, a)).body["match_id"]
+    third = await create(api, a)
+    assert (third.status, third.error_code) == (409, "too_many_waiting_matches"), third.body
+    assert third.body["error"]["details"] == {"limit": 2, "matches": [first, second]}
+    # A match against a bot starts at once: it waits for nobody, and is under the open cap.
+    against_bot = await create(api, a, bots=[1])
+    assert against_bot.status == 201 and against_bot.body["status"] == "active"
+    fourth = await create(api, a, bots=[1])
+    assert (fourth.status, fourth.error_code) == (409, "too_many_open_matches")
+    held = {first, second, against_bot.body["match_id"]}
+    assert fourth.body["error"]["details"]["limit"] == 3
+    assert set(fourth.body["error"]["details"]["matches"]) == held
+    # Joining counts too: b's match would be a fourth open one for a.
+    others = (await create(api, b)).body["match_id"]
+    late = await api.post(f"/v1/matches/{others}/join", token=a)
+    assert (late.status, late.error_code) == (409, "too_many_open_matches")
+    # Leaving a waiting match frees its place.
+    assert (await api.post(f"/v1/matches/{first}/resign", token=a)).status == 200
+    assert (await api.post(f"/v1/matches/{others}/join", token=a)).status == 200
+    # At the waiting cap, a join that leaves the match waiting is refused, one that fills it not.
+    held_waiting = [(await create(api, d)).body["match_id"] for _ in range(2)]
+    three_seats = (await create(api, c, seats=3)).body["match_id"]
+    refused = await api.post(f"/v1/matches/{three_seats}/join", token=d)
+    assert (refused.status, refused.error_code) == (409, "too_many_waiting_matches")
+    assert refused.body["error"]["details"] == {"limit": 2, "matches": held_waiting}
+    two_seats = (await create(api, c)).body["match_id"]
+    filled = await api.post(f"/v1/matches/{two_seats}/join", token=d)
+    assert filled.status == 200 and filled.body["status"] == "active"
+
+
+async def test_a_retried_create_gets_its_answer_over_the_cap_and_racing_creates_keep_it(
+    capped: Api,
+) -> None:
+    api = capped
+    a, b = await new_players(api, 2)
+    key = {"Idempotency-Key": "cap-retry"}
+    body = {"game": "necromancers", "seats": 2}
+    kept = await api.post("/v1/matches", body, token=a, headers=key)
+    await create(api, a)
+    again = await api.post("/v1/matches", body, token=a, headers=key)
+    assert again.status == 201 and again.body == kept.body
+    # Concurrent creates by one player take the places one at a time: two, never more.
+    answers = await asyncio.gather(*(create(api, b) for _ in range(6)))
+    assert sorted(r.status for r in answers) == [201, 201, 409, 409, 409, 409]
+    assert {r.error_code for r in answers if r.status == 409} == {"too_many_waiting_matches"}
+
+
+async def test_one_account_can_hold_only_a_few_waiting_matches_by_default(api: Api) -> None:
+    """A hundred waiting matches from one account pushed everyone else's out of the lobby."""
+    (a,) = await new_players(api, 1)
+    made = [await create(api, a) for _ in range(6)]
+    assert [m.status for m in made] == [201] * 5 + [409]
+    assert made[-1].error_code == "too_many_waiting_matches"
+
+
+@pytest.fixture
+async def roomy(make_settings: Any, fresh_database_url: str) -> AsyncIterator[Api]:
+    """A service on an empty database where one player may hold many waiting matches."""
+    settings = make_settings(
+        database_url=fresh_database_url, max_waiting_matches=30, max_open_matches=30
+    )
+    async with running_service(settings) as client:
+        yield client
+
+
+async def test_the_lobby_pages_reach_every_waiting_match_once_past_one_accounts_many(
+    roomy: Api,
+) -> None:
+    api = roomy
+    heavy, *others = await new_players(api, 5)
+    mine = [(await create(api, heavy)).body["match_id"] for _ in range(25)]
+    theirs = [(await create(api, token)).body["match_id"] for token in others]
+    first = await api.get("/v1/matches?limit=7", token=others[0])
+    assert len(first.body["matches"]) == 7 and first.body["next"]
+    seen = [m["match_id"] for m in first.body["matches"]]
+    cursor = first.body["next"]
+    # Matches made while a client pages are newer than its cursor: they never repeat a page.
+    later = (await create(api, others[1], seats=3)).body["match_id"]
+    while cursor is not None:
+        page = await api.get(f"/v1/matches?limit=7&cursor={cursor}", token=others[0])
+        assert page.status == 200, page.body
+        seen += [m["match_id"] for m in page.body["matches"]]
+        cursor = page.body["next"]
+    assert len(seen) == len(set(seen)) == 29
+    assert set(seen) == set(mine) | set(theirs)
+    assert seen[:4] == list(reversed(theirs))
+    walked = await walk_list(api, others[2], limit=5)
+    assert [m["match_id"] for m in walked][1:] == seen and walked[0]["match_id"] == later
+    own = await walk_list(api, heavy, "&mine=true", limit=4)
+    assert [m["match_id"] for m in own] == list(reversed(mine))
+    for bad in ("nope", first.body["next"] + "x", "bS4xLjI"):
+        refused = await api.get(f"/v1/matches?cursor={bad}", token=heavy)
+        assert (refused.status, refused.error_code) == (422, "invalid_cursor"), bad
+    # A cursor of one list is not one of the other.
+    crossed = await api.get(f"/v1/matches?mine=true&cursor={first.body['next']}", token=heavy)
+    assert (crossed.status, crossed.error_code) == (422, "invalid_cursor")
