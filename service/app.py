@@ -53,7 +53,7 @@ from service.store.partitions import keep_ahead
 from service.usecases import catalogue
 from service.usecases.matches import lobby
 from service.usecases.matches.cache import MatchCache
-from service.usecases.matches.sweeper import run_sweeper
+from service.usecases.matches.sweeper import Retention, run_sweeper
 
 log = structlog.get_logger("service.app")
 
@@ -135,8 +135,14 @@ async def _match_push(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _sweeper(app: web.Application) -> AsyncIterator[None]:
-    """Turn timers and leftover bot moves, swept on every instance."""
-    async with _running(run_sweeper(app[POOL], app[SETTINGS].sweep_interval_seconds)):
+    """Turn timers and leftover bot moves, then old keys and matches, swept on every instance."""
+    settings = app[SETTINGS]
+    retention = Retention(
+        settings.idempotency_key_ttl_seconds,
+        settings.match_events_retention_seconds,
+        settings.sweep_batch_rows,
+    )
+    async with _running(run_sweeper(app[POOL], settings.sweep_interval_seconds, retention)):
         yield
 
 

@@ -89,3 +89,25 @@ async def write_keeping(
         if exc.constraint_name == "idempotency_keys_pkey":
             raise KeyClaimed from exc
         raise
+
+
+async def sweep(
+    conn: asyncpg.Pool | asyncpg.Connection, older_than_seconds: float, rows: int
+) -> int:
+    """Delete at most `rows` keys first used more than `older_than_seconds` ago, oldest first, in
+    one statement; rows another instance is deleting are skipped. The number deleted."""
+    deleted = await conn.fetch(
+        """
+        DELETE FROM idempotency_keys k USING (
+            SELECT player_id, key FROM idempotency_keys
+             WHERE created_at < now() - make_interval(secs => $1::float8)
+             ORDER BY created_at
+             LIMIT $2
+             FOR UPDATE SKIP LOCKED) old
+         WHERE k.player_id = old.player_id AND k.key = old.key
+        RETURNING 1
+        """,
+        older_than_seconds,
+        rows,
+    )
+    return len(deleted)

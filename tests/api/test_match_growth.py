@@ -1,21 +1,29 @@
-"""What one player may make the server keep and do, through real HTTP on the real database:
-bots alone only for an operator, caps on the matches a player holds, and the lobby's pages."""
+"""What one player may make the server keep and do, and how long it keeps it, through real HTTP on
+the real database: bots alone only for an operator, caps on the matches a player holds, the
+lobby's pages, and the sweeps of old idempotency keys, old events and old expired matches."""
 
 import asyncio
 import random
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import asyncpg
 import pytest
 
+from service.store import idempotency
+from service.store import matches as store
+from service.store.database import apply_schema
 from tests.api.matches_helpers import (
+    all_events,
     create,
     finished_matches_rebuild,  # noqa: F401 (autouse)
     new_players,
     operator_match,
     play_out,
     read,
+    start_match,
     walk_list,
 )
 from tests.conftest import running_service
@@ -29,6 +37,14 @@ async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 20.0
     while not await check():
         assert time.monotonic() < deadline, "never happened"
         await asyncio.sleep(SWEEP)
+
+
+@pytest.fixture
+async def database(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await asyncpg.create_pool(fresh_database_url, min_size=1, max_size=2)
+    await apply_schema(pool)
+    yield pool
+    await pool.close()
 
 
 async def test_a_player_may_not_make_a_match_of_bots_alone_an_operator_may(api: Api) -> None:
@@ -173,3 +189,202 @@ async def test_the_lobby_pages_reach_every_waiting_match_once_past_one_accounts_
     # A cursor of one list is not one of the other.
     crossed = await api.get(f"/v1/matches?mine=true&cursor={first.body['next']}", token=heavy)
     assert (crossed.status, crossed.error_code) == (422, "invalid_cursor")
+
+
+@pytest.fixture
+async def short_keys(
+    make_settings: Any, fresh_database_url: str
+) -> AsyncIterator[tuple[Api, asyncpg.Pool]]:
+    """A service on an empty database that keeps keys 1.5 s, sweeping 2 rows a statement."""
+    settings = make_settings(
+        database_url=fresh_database_url,
+        idempotency_key_ttl_seconds=1.5,
+        sweep_interval_seconds=SWEEP,
+        sweep_batch_rows=2,
+    )
+    async with running_service(settings) as client:
+        pool = await asyncpg.create_pool(fresh_database_url, min_size=1, max_size=2)
+        yield client, pool
+        await pool.close()
+
+
+async def test_idempotency_keys_are_swept_after_their_ttl_and_a_retry_within_it_is_answered(
+    short_keys: tuple[Api, asyncpg.Pool],
+) -> None:
+    api, pool = short_keys
+    (token,) = await new_players(api, 1)
+    body = {"game": "necromancers", "seats": 2, "bots": [1]}
+
+    async def keyed(key: str) -> str:
+        made = await api.post("/v1/matches", body, token=token, headers={"Idempotency-Key": key})
+        assert made.status == 201, made.body
+        return str(made.body["match_id"])
+
+    async def kept() -> int:
+        count: int = await pool.fetchval("SELECT count(*) FROM idempotency_keys")
+        return count
+
+    old = [await keyed(f"old-{i}") for i in range(5)]
+    assert await kept() == 5
+
+    async def none_kept() -> bool:
+        return await kept() == 0
+
+    # Five keys, two a statement: swept in several batches once 1.5 s old.
+    await eventually(none_kept)
+    recent = await keyed("recent")
+    assert await keyed("recent") == recent
+    assert await kept() == 1
+    # The old key is forgotten: it names a new request, which makes a new match.
+    assert await keyed("old-0") not in old
+
+
+async def test_a_key_sweep_deletes_at_most_its_batch_oldest_first(database: asyncpg.Pool) -> None:
+    player = await database.fetchval(
+        "INSERT INTO players (name) VALUES ('sweep') RETURNING player_id"
+    )
+    await database.executemany(
+        "INSERT INTO idempotency_keys (player_id, key, request_hash, created_at)"
+        " VALUES ($1, $2, '', now() - make_interval(secs => $3::float8))",
+        [(player, f"k{age}", float(age)) for age in (100, 200, 300, 400, 500, 1)],
+    )
+    assert await idempotency.sweep(database, 50.0, 2) == 2
+    left = await database.fetch("SELECT key FROM idempotency_keys ORDER BY key")
+    assert [r["key"] for r in left] == ["k1", "k100", "k200", "k300"]
+    assert await idempotency.sweep(database, 50.0, 2) == 2
+    assert await idempotency.sweep(database, 50.0, 2) == 1
+    assert await idempotency.sweep(database, 50.0, 2) == 0
+    assert await database.fetchval("SELECT key FROM idempotency_keys") == "k1"
+
+
+@pytest.fixture
+async def short_events(
+    make_settings: Any, fresh_database_url: str
+) -> AsyncIterator[tuple[Api, asyncpg.Pool]]:
+    """A service on an empty database that keeps an ended match's events 2 s."""
+    settings = make_settings(
+        database_url=fresh_database_url,
+        match_events_retention_seconds=2.0,
+        match_wait_seconds=0.3,
+        sweep_interval_seconds=SWEEP,
+        sweep_batch_rows=50,
+    )
+    async with running_service(settings) as client:
+        pool = await asyncpg.create_pool(fresh_database_url, min_size=1, max_size=2)
+        yield client, pool
+        await pool.close()
+
+
+def _game_events(replay: dict[str, Any]) -> list[tuple[int, str, Any, Any]]:
+    """The replay's events from `match_started` on, without their sequence numbers."""
+    events = replay["events"]
+    start = next(i for i, e in enumerate(events) if e["kind"] == "match_started")
+    return [(e["version"], e["kind"], e["data"], e["visible_to"]) for e in events[start:]]
+
+
+async def _status_is(api: Api, token: str, match_id: str, status: str) -> bool:
+    return bool((await read(api, token, match_id))["status"] == status)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [("necromancers", 3, {}), ("fate-duel", 2, {"rounds": 1}), ("loyalty", 2, {})],
+)
+async def test_a_finished_matchs_events_are_swept_and_its_replay_is_rebuilt_the_same(
+    short_events: tuple[Api, asyncpg.Pool], game: str, seats: int, options: dict[str, Any]
+) -> None:
+    api, pool = short_events
+    (token,) = await new_players(api, 1)
+    made = await operator_match(
+        api, game=game, seats=seats, options=options, bots=list(range(seats))
+    )
+    assert made.status == 201, made.body
+    match_id = made.body["match_id"]
+    await eventually(lambda: _status_is(api, token, match_id, "finished"))
+    stored = (await api.get(f"/v1/matches/{match_id}/replay", token=token)).body
+    assert stored["rebuilt"] is False
+
+    async def swept() -> bool:
+        count: int = await pool.fetchval(
+            "SELECT count(*) FROM match_events WHERE match_id = $1", uuid.UUID(match_id)
+        )
+        return count == 0
+
+    await eventually(swept)
+    rebuilt = (await api.get(f"/v1/matches/{match_id}/replay", token=token)).body
+    assert rebuilt["rebuilt"] is True
+    assert _game_events(rebuilt) == _game_events(stored)
+    assert [e["seq"] for e in rebuilt["events"]] == list(range(1, len(rebuilt["events"]) + 1))
+    for field in ("seed", "seats", "loadouts", "actions", "final", "outcome", "options"):
+        assert rebuilt[field] == stored[field], field
+    # The match itself stays, with its outcome; its events are no longer served.
+    assert (await read(api, token, match_id))["status"] == "finished"
+    assert await all_events(api, token, match_id) == []
+
+
+async def test_an_expired_match_is_deleted_after_the_retention_and_a_recent_end_is_kept(
+    short_events: tuple[Api, asyncpg.Pool],
+) -> None:
+    api, pool = short_events
+    a, b = await new_players(api, 2)
+    expired = (await create(api, a)).body["match_id"]
+    await eventually(lambda: _status_is(api, a, expired, "expired"))
+    finished = await start_match(api, [a, b])
+    await play_out(api, finished, [a, b], random.Random(2))
+    # Just finished: its events are still there, and its replay is the stored one.
+    replay = (await api.get(f"/v1/matches/{finished}/replay", token=a)).body
+    assert replay["rebuilt"] is False and replay["events"][0]["kind"] == "seat_taken"
+
+    async def gone() -> bool:
+        return (await api.get(f"/v1/matches/{expired}", token=a)).status == 404
+
+    await eventually(gone)
+    match_id = uuid.UUID(expired)
+    for table in ("match_events", "match_seats", "matches"):
+        left = await pool.fetchval(f"SELECT count(*) FROM {table} WHERE match_id = $1", match_id)
+        assert left == 0, table
+    listed = await walk_list(api, a, "&mine=true")
+    assert expired not in [m["match_id"] for m in listed]
+
+
+async def test_a_match_sweep_takes_about_its_batch_of_rows_and_one_match_at_least(
+    database: asyncpg.Pool,
+) -> None:
+    player = await database.fetchval(
+        "INSERT INTO players (name) VALUES ('sweep') RETURNING player_id"
+    )
+    ids = []
+    for age, events in ((40, 3), (30, 3), (20, 3), (10, 20)):
+        match_id = await database.fetchval(
+            "INSERT INTO matches (game, ruleset, seed, seats, options, status, state, created_by,"
+            " last_seq, finished_at) VALUES ('necromancers', 'r', 1, 2, '{}', 'finished', '{}',"
+            " $1, $2, now() - make_interval(mins => $3)) RETURNING match_id",
+            player,
+            events,
+            age,
+        )
+        await database.executemany(
+            "INSERT INTO match_events (match_id, seq, version, kind, data)"
+            " VALUES ($1, $2, 0, 'e', '{}')",
+            [(match_id, seq) for seq in range(1, events + 1)],
+        )
+        ids.append(match_id)
+
+    async def with_events() -> list[uuid.UUID]:
+        rows = await database.fetch("SELECT DISTINCT match_id FROM match_events")
+        return sorted(r["match_id"] for r in rows)
+
+    # Newer than the retention: kept.
+    assert await store.sweep_finished_events(database, 7200.0, 10) == 0
+    # 3 events and 2 seats a match: two of them fit in 10 rows, the oldest first.
+    assert await store.sweep_finished_events(database, 60.0, 10) == 2
+    assert await with_events() == sorted(ids[2:])
+    assert await store.sweep_finished_events(database, 60.0, 10) == 1
+    # A match larger than a batch is taken alone.
+    assert await store.sweep_finished_events(database, 60.0, 10) == 1
+    assert await with_events() == []
+    assert await store.sweep_finished_events(database, 60.0, 10) == 0
+    swept = await database.fetchval(
+        "SELECT count(*) FROM matches WHERE events_swept_at IS NOT NULL"
+    )
+    assert swept == 4

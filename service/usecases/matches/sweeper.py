@@ -1,16 +1,27 @@
 """The sweeper: turn timers that ran out, bot moves left over, and waiting matches that never
-filled, on every instance.
+filled, on every instance; and, in a loop of its own, what is kept no longer (`Retention`).
 
 Each due match is claimed with FOR UPDATE SKIP LOCKED in a transaction of its own, so any
 number of instances can sweep at once without touching the same match.
+
+Retention, swept in batches of about `batch_rows` rows, each batch one statement whose rows are
+claimed with FOR UPDATE SKIP LOCKED, at most MAX_BATCHES_PER_TICK batches of each kind a tick:
+- idempotency keys first used more than `key_ttl_seconds` ago: a retry within that time gets
+  its stored answer, a key older than that is forgotten and names a new request;
+- the events of a match finished more than `events_seconds` ago: the match, its seats and its
+  action log stay, and its replay is rebuilt from them (replay.py);
+- a match that expired unfilled more than `events_seconds` ago, whole: it has no replay.
 """
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from uuid import UUID
 
 import asyncpg
 import structlog
 
+from service.store import idempotency
 from service.store import matches as store
 from service.store.database import is_unavailable
 from service.usecases.matches.progress import WAITING, Progress
@@ -20,6 +31,16 @@ log = structlog.get_logger("service.matches")
 # A match whose sweep failed (a bug, not the database) is retried after this long.
 SWEEP_RETRY_SECONDS = 60.0
 MAX_SWEEPS_PER_TICK = 200
+MAX_BATCHES_PER_TICK = 10
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long what a write leaves behind is kept, and the rows one sweeping statement takes."""
+
+    key_ttl_seconds: float
+    events_seconds: float
+    batch_rows: int
 
 
 async def _sweep_one(conn: asyncpg.Connection) -> bool:
@@ -63,14 +84,57 @@ async def sweep(pool: asyncpg.Pool) -> int:
     return done
 
 
-async def run_sweeper(pool: asyncpg.Pool, interval_s: float) -> None:
-    """Sweep every `interval_s` until cancelled; database outages are logged and waited out."""
+async def _batches(sweep_batch: Callable[[], Awaitable[int]]) -> int:
+    """Batches until one finds nothing or MAX_BATCHES_PER_TICK have run; what they took."""
+    done = 0
+    for _ in range(MAX_BATCHES_PER_TICK):
+        swept = await sweep_batch()
+        done += swept
+        if swept == 0:
+            break
+    return done
+
+
+async def sweep_retention(pool: asyncpg.Pool, retention: Retention) -> None:
+    """Delete, in batches, what is kept no longer: old keys, old finished matches' events, old
+    expired matches; logged when there was any."""
+    rows = retention.batch_rows
+
+    async def keys() -> int:
+        return await idempotency.sweep(pool, retention.key_ttl_seconds, rows)
+
+    async def finished() -> int:
+        return await store.sweep_finished_events(pool, retention.events_seconds, rows)
+
+    async def expired() -> int:
+        return await store.delete_expired(pool, retention.events_seconds, rows)
+
+    swept = {
+        "keys": await _batches(keys),
+        "finished_matches": await _batches(finished),
+        "expired_matches": await _batches(expired),
+    }
+    if any(swept.values()):
+        log.info("retention_swept", **swept)
+
+
+async def _every(interval_s: float, work: Callable[[], Awaitable[object]]) -> None:
+    """`work` every `interval_s` until cancelled; database outages are logged and waited out."""
     while True:
         try:
-            await sweep(pool)
+            await work()
         except Exception as exc:
             if is_unavailable(exc):
                 log.warning("sweep_database_unavailable", error=type(exc).__name__)
             else:
                 log.exception("sweep_failed")
         await asyncio.sleep(interval_s)
+
+
+async def run_sweeper(pool: asyncpg.Pool, interval_s: float, retention: Retention) -> None:
+    """Sweep every `interval_s` until cancelled. Retention runs in a loop of its own, so that a
+    backlog of old rows never delays a turn timer."""
+    await asyncio.gather(
+        _every(interval_s, lambda: sweep(pool)),
+        _every(interval_s, lambda: sweep_retention(pool, retention)),
+    )
