@@ -466,3 +466,40 @@ CREATE INDEX IF NOT EXISTS match_seats_player_page_idx
 CREATE INDEX IF NOT EXISTS matches_ended_idx ON matches (finished_at)
     WHERE status IN ('finished', 'expired') AND events_swept_at IS NULL;
 CREATE INDEX IF NOT EXISTS idempotency_keys_created_idx ON idempotency_keys (created_at);
+
+-- Runs and rating: a run left idle ends 'abandoned' (docs/rules/cryptids.md#abandoned-runs),
+-- and only an established owner's ghost moves a rating, once a day per player at most
+-- (docs/rules/cryptids.md#rated-ghosts). The idle sweep reads the open runs through
+-- runs_active_idx: an index on updated_at would make every shop move a non-HOT update.
+-- The named constraint replaces the table's first CHECK; the rows it held already satisfy it.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'runs_status_allowed') THEN
+        ALTER TABLE runs DROP CONSTRAINT IF EXISTS runs_status_check;
+        ALTER TABLE runs ADD CONSTRAINT runs_status_allowed
+            CHECK (status IN ('shopping', 'won', 'lost', 'abandoned')) NOT VALID;
+    END IF;
+END $$;
+-- A player's open runs, counted at every start (MAX_OPEN_RUNS): a run leaves the index when it
+-- ends, an update that is not HOT already, since status is in runs_active_idx's predicate.
+CREATE INDEX IF NOT EXISTS runs_open_idx ON runs (player_id, created_at) WHERE status = 'shopping';
+-- Why a battle against a player's ghost moved no rating: 'new_account' or 'rated_recently';
+-- NULL when it did (a bot's battle, ghost_player_id NULL, never does). Looked up first, so
+-- that a start-up does not lock every partition when the column is there.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                    WHERE table_schema = current_schema() AND table_name = 'battles'
+                      AND column_name = 'unrated') THEN
+        ALTER TABLE battles ADD COLUMN unrated text;
+    END IF;
+END $$;
+-- When each ghost owner last moved each player's rating. Rows older than
+-- RATED_GHOST_REPEAT_SECONDS decide nothing and are swept with the idle runs.
+CREATE TABLE IF NOT EXISTS rated_pairs (
+    player_id uuid NOT NULL,
+    owner_id  uuid NOT NULL,
+    rated_at  timestamptz NOT NULL,
+    PRIMARY KEY (player_id, owner_id)
+);
+CREATE INDEX IF NOT EXISTS rated_pairs_rated_idx ON rated_pairs (rated_at);

@@ -100,6 +100,17 @@ class Settings:
     instance_id: str = field(default_factory=_default_instance_id)
     # What one player or one address may cost (docs/operations.md#limits).
     # -- runs and rating --
+    # A run nobody touched for this long ends abandoned (docs/rules/cryptids.md#abandoned-runs);
+    # the sweep that ends them runs this often on every instance.
+    run_idle_seconds: float = 24 * 3600.0
+    run_sweep_interval_seconds: float = 60.0
+    # Runs one player may hold open at once (docs/rules/cryptids.md#open-runs).
+    max_open_runs: int = 3
+    # Whose ghost may move a player's rating (docs/rules/cryptids.md#rated-ghosts): an owner
+    # account this old with this many runs ended, once a day per player at most.
+    rated_ghost_min_age_seconds: int = 3 * 24 * 3600
+    rated_ghost_min_runs: int = 3
+    rated_ghost_repeat_seconds: int = 24 * 3600
     # -- addresses, sign-in and the ops door --
     # -- bodies and frames --
     # -- growth and retention --
@@ -157,6 +168,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         bench_floor=_flag(env, "BENCH_FLOOR"),
         instance_id=env.get("INSTANCE_ID") or _default_instance_id(),
         # -- runs and rating --
+        run_idle_seconds=_float(env, "RUN_IDLE_SECONDS", 24 * 3600.0),
+        run_sweep_interval_seconds=_float(env, "RUN_SWEEP_INTERVAL_SECONDS", 60.0),
+        max_open_runs=_int(env, "MAX_OPEN_RUNS", 3, minimum=1),
+        rated_ghost_min_age_seconds=_int(env, "RATED_GHOST_MIN_AGE_SECONDS", 3 * 24 * 3600),
+        rated_ghost_min_runs=_int(env, "RATED_GHOST_MIN_RUNS", 3),
+        rated_ghost_repeat_seconds=_int(env, "RATED_GHOST_REPEAT_SECONDS", 24 * 3600),
         # -- addresses, sign-in and the ops door --
         # -- bodies and frames --
         # -- growth and retention --
