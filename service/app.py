@@ -51,6 +51,7 @@ from service.store.database import apply_schema, create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
 from service.store.partitions import keep_ahead
 from service.usecases import catalogue
+from service.usecases.idle_runs import run_idle_sweeper
 from service.usecases.matches import lobby
 from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.sweeper import Retention, run_sweeper
@@ -146,6 +147,19 @@ async def _sweeper(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _idle_runs(app: web.Application) -> AsyncIterator[None]:
+    """Runs left idle end abandoned, swept on every instance."""
+    settings = app[SETTINGS]
+    sweeper = run_idle_sweeper(
+        app[POOL],
+        settings.run_idle_seconds,
+        settings.rated_ghost_repeat_seconds,
+        settings.run_sweep_interval_seconds,
+    )
+    async with _running(sweeper):
+        yield
+
+
 async def _partitions(app: web.Application) -> AsyncIterator[None]:
     """The coming days' partitions of snapshots and battles, made a week before they are
     needed, on every instance."""
@@ -177,7 +191,9 @@ def create_app(settings: Settings) -> web.Application:
     app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
     register(app, tables)
     app.on_response_prepare.append(tag_instance)
-    app.cleanup_ctx.extend([_database, _pool_gauges, _match_push, _sweeper, _partitions])
+    app.cleanup_ctx.extend(
+        [_database, _pool_gauges, _match_push, _sweeper, _idle_runs, _partitions]
+    )
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.
     app.on_shutdown.append(match_socket.close_sockets)

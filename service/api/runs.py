@@ -9,6 +9,7 @@ from service.api.endpoints import Body, Call, Endpoints, Query
 from service.api.keys import POOL, SETTINGS
 from service.games.cryptids import shop
 from service.games.cryptids.content import Ruleset
+from service.games.cryptids.rating import RatedGhosts
 from service.games.cryptids.shop import Shop
 from service.usecases import runs
 
@@ -108,15 +109,21 @@ def run_id(call: Call) -> UUID:
 @endpoints.route(
     "POST",
     "/v1/runs",
-    summary="Start a run (accepts Idempotency-Key)",
+    summary=(
+        "Start a run (accepts Idempotency-Key). A player holds at most MAX_OPEN_RUNS runs open:"
+        " 409 too_many_open_runs names them in `details.open_runs`"
+    ),
     response=runs.Run,
     status=201,
-    errors=(400, 401, 429),
+    errors=(400, 401, 409, 429),
     idempotent=True,
 )
 async def start_run(call: Call) -> runs.Run:
     return await runs.start(
-        call.request.app[POOL], call.player, idempotency_key=call.idempotency_key
+        call.request.app[POOL],
+        call.player,
+        idempotency_key=call.idempotency_key,
+        max_open=call.request.app[SETTINGS].max_open_runs,
     )
 
 
@@ -241,6 +248,13 @@ async def end_turn(call: Call) -> runs.TurnResult:
         moves=[step.apply for step in body.moves],
         order=body.order,
         abilities=body.abilities,
-        policy=runs.PairingPolicy(settings.snapshot_ttl_seconds),
+        policy=runs.PairingPolicy(
+            settings.snapshot_ttl_seconds,
+            RatedGhosts(
+                settings.rated_ghost_min_age_seconds,
+                settings.rated_ghost_min_runs,
+                settings.rated_ghost_repeat_seconds,
+            ),
+        ),
         retry=runs.Retry(body.version, call.idempotency_key, body.model_dump()),
     )

@@ -29,6 +29,7 @@ class BattleRow:
     wins_after: int
     status_after: str
     rating_pending: float
+    unrated: str | None  # why a battle against a player's ghost moved no rating
     created_at: datetime
 
 
@@ -36,7 +37,7 @@ _SELECT = """
 SELECT b.battle_id, b.run_id, b.round, r.player_id, b.player_snapshot_id, b.ghost_snapshot_id,
        b.ghost_player_id, b.ruleset, b.seed, b.pairing, b.rating_gap, b.winner, b.rolls,
        b.health_player, b.health_ghost, b.rating_change, b.lives_after, b.wins_after,
-       b.status_after, b.rating_pending, b.created_at
+       b.status_after, b.rating_pending, b.unrated, b.created_at
   FROM battles b JOIN runs r USING (run_id)
 """
 

@@ -199,3 +199,84 @@ WITH moved AS (
 kept AS ({KEEP_ANSWER})
 SELECT count(*) FROM moved
 """)
+
+
+async def open_runs(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
+    """The player's open runs, oldest first, read under the player's row lock (kept until the
+    transaction ends): starts of one player take turns, so that none counts the open runs
+    while another adds one."""
+    await conn.execute("SELECT 1 FROM players WHERE player_id = $1 FOR NO KEY UPDATE", player_id)
+    rows = await conn.fetch(
+        "SELECT run_id FROM runs WHERE player_id = $1 AND status = 'shopping' ORDER BY created_at",
+        player_id,
+    )
+    return [row["run_id"] for row in rows]
+
+
+@dataclass(frozen=True)
+class Idle:
+    """An open run nobody touched for too long, claimed to be ended."""
+
+    run_id: UUID
+    player_id: UUID
+    ruleset: str
+    rating_change: float
+
+
+async def claim_idle(conn: asyncpg.Connection, idle_seconds: float, limit: int) -> list[Idle]:
+    """Up to `limit` open runs idle for `idle_seconds`, locked until the transaction ends; rows
+    another transaction holds (a move being made, another instance's sweep) are skipped."""
+    rows = await conn.fetch(
+        """
+        SELECT run_id, player_id, ruleset, rating_change FROM runs
+         WHERE status = 'shopping' AND updated_at < now() - make_interval(secs => $1)
+         LIMIT $2
+           FOR UPDATE SKIP LOCKED
+        """,
+        idle_seconds,
+        limit,
+    )
+    return [Idle(r["run_id"], r["player_id"], r["ruleset"], r["rating_change"]) for r in rows]
+
+
+async def abandon(
+    conn: asyncpg.Connection, ended: list[tuple[UUID, UUID, float, int]], status: str
+) -> int:
+    """End claimed runs with `status`: each (run, player, the run's final rating change, the
+    rating it settles). Players are locked in one order first, so that two sweeps that share a
+    player cannot deadlock."""
+    players = sorted({player for _, player, _, _ in ended})
+    await conn.execute(
+        "SELECT 1 FROM players WHERE player_id = ANY($1::uuid[]) ORDER BY player_id"
+        " FOR NO KEY UPDATE",
+        players,
+    )
+    done: int = await conn.fetchval(
+        _ABANDON.sql,
+        *_ABANDON.args(
+            run_ids=[run for run, _, _, _ in ended],
+            player_ids=[player for _, player, _, _ in ended],
+            changes=[change for _, _, change, _ in ended],
+            settled=[settled for _, _, _, settled in ended],
+            status=status,
+        ),
+    )
+    return done
+
+
+_ABANDON = named("""
+WITH given AS (
+    SELECT * FROM unnest(:run_ids::uuid[], :player_ids::uuid[], :changes::float8[],
+                         :settled::int[]) AS g(run_id, player_id, change, settled)),
+ended AS (
+    UPDATE runs r SET status = :status::text, rating_change = given.change, ended_at = now(),
+           updated_at = now(), version = r.version + 1
+      FROM given WHERE r.run_id = given.run_id AND r.status = 'shopping'
+    RETURNING r.run_id),
+rated AS (
+    UPDATE players p SET rating = p.rating + totals.settled
+      FROM (SELECT g.player_id, sum(g.settled)::int AS settled
+              FROM given g JOIN ended USING (run_id) GROUP BY g.player_id) totals
+     WHERE p.player_id = totals.player_id)
+SELECT count(*) FROM ended
+""")

@@ -1,4 +1,4 @@
-"""Warband snapshots and the pairing query over them."""
+"""Warband snapshots, the pairing query over them, and what rating needs of a ghost's owner."""
 
 import json
 from dataclasses import dataclass
@@ -78,3 +78,56 @@ async def get(conn: asyncpg.Connection | asyncpg.Pool, snapshot_id: int) -> Snap
         snapshot_id,
     )
     return SnapshotRow(**{**dict(row), "warband": json.loads(row["warband"])})
+
+
+@dataclass(frozen=True)
+class Owner:
+    """What decides whether a battle against this owner's ghost moves the player's rating."""
+
+    age_seconds: float  # how old the owner's account is
+    ended_runs: int  # the owner's runs that ended, counted up to the number asked for
+    since_rated: float | None  # seconds since this owner last moved the player's rating
+
+
+# The count stops at `$3` rows, and a player holds few runs open, so it reads at most that many
+# and the open ones from runs_player_idx, however many runs the owner has played.
+_OWNER = """
+SELECT extract(epoch FROM now() - p.created_at)::float8 AS age_seconds,
+       (SELECT count(*) FROM (SELECT 1 FROM runs r
+                               WHERE r.player_id = p.player_id AND r.status <> 'shopping'
+                               LIMIT $3) ended)::int AS ended_runs,
+       (SELECT extract(epoch FROM now() - q.rated_at)::float8 FROM rated_pairs q
+         WHERE q.player_id = $1 AND q.owner_id = p.player_id) AS since_rated
+  FROM players p
+ WHERE p.player_id = $2
+"""
+
+
+async def owner(
+    conn: asyncpg.Connection, player_id: UUID, owner_id: UUID, runs_needed: int
+) -> Owner | None:
+    """The ghost owner's standing toward `player_id`; None if the owner is gone."""
+    row = await conn.fetchrow(_OWNER, player_id, owner_id, runs_needed)
+    if row is None:
+        return None
+    return Owner(row["age_seconds"], row["ended_runs"], row["since_rated"])
+
+
+async def forget_rated(conn: asyncpg.Connection, older_than_seconds: float, limit: int) -> int:
+    """Delete up to `limit` remembered ratings older than `older_than_seconds`, which decide
+    nothing any more; rows a turn is writing are left for the next sweep."""
+    deleted: int = await conn.fetchval(
+        """
+        WITH gone AS (
+            DELETE FROM rated_pairs WHERE (player_id, owner_id) IN (
+                SELECT player_id, owner_id FROM rated_pairs
+                 WHERE rated_at < now() - make_interval(secs => $1)
+                 LIMIT $2
+                   FOR UPDATE SKIP LOCKED)
+            RETURNING 1)
+        SELECT count(*) FROM gone
+        """,
+        older_than_seconds,
+        limit,
+    )
+    return deleted

@@ -1,7 +1,8 @@
 """The end of a turn, written in one statement: the run moves on (and counts its ghost's
 player among those it has met), the player's snapshot (and a bot's) and the battle are stored,
-the roll-ups counted, a finished run's rating settled, and the answer kept under the request's
-key; all of it only if the run is still at the version the turn was computed from.
+the roll-ups counted, a finished run's rating settled, a rated ghost's owner remembered, and
+the answer kept under the request's key; all of it only if the run is still at the version the
+turn was computed from.
 """
 
 from dataclasses import dataclass
@@ -49,6 +50,10 @@ class Turn:
     health_player: int
     health_ghost: int
     rating_change: float
+    # Why this battle moved no rating (docs/rules/cryptids.md#rated-ghosts); None when it did,
+    # or against a bot. A rated battle against a player's ghost is remembered for the
+    # once-a-day rule.
+    unrated: str | None
     shard: int
 
 
@@ -80,14 +85,19 @@ fought AS (
                          ghost_snapshot_id, ghost_snapshot_at, ghost_player_id, ruleset, seed,
                          pairing, rating_gap, pairing_ms, winner, rolls, health_player,
                          health_ghost, rating_change, lives_after, wins_after, status_after,
-                         rating_pending)
+                         rating_pending, unrated)
     SELECT :battle_id::bigint, run_id, :round::int, :snapshot_id::bigint, now(),
            :ghost_snapshot_id::bigint, coalesce(:ghost_snapshot_at::timestamptz, now()),
            :ghost_player_id::uuid, ruleset,
            :seed::numeric, :pairing::text, :rating_gap::int, :pairing_ms::real, :winner::text,
            :rolls::int, :health_player::int, :health_ghost::int,
-           :rating_change::float8, :lives, :wins, :status, :rating_pending
+           :rating_change::float8, :lives, :wins, :status, :rating_pending, :unrated::text
       FROM moved),
+remembered AS (
+    INSERT INTO rated_pairs (player_id, owner_id, rated_at)
+    SELECT player_id, :ghost_player_id::uuid, now() FROM moved
+     WHERE :ghost_player_id::uuid IS NOT NULL AND :unrated::text IS NULL
+    ON CONFLICT (player_id, owner_id) DO UPDATE SET rated_at = excluded.rated_at),
 rated AS (
     UPDATE players p SET rating = p.rating + :rating_settled::int
       FROM moved WHERE p.player_id = moved.player_id AND :rating_settled::int IS NOT NULL),
@@ -144,6 +154,7 @@ async def save(conn: asyncpg.Connection, turn: Turn, to_keep: AnswerToKeep | Non
         health_player=turn.health_player,
         health_ghost=turn.health_ghost,
         rating_change=turn.rating_change,
+        unrated=turn.unrated,
         rating_settled=turn.rating_settled,
         shard=turn.shard % stats.SHARDS,
         gap_buckets=stats.one_hot(len(stats.GAP_BOUNDS) + 1, gap_index),

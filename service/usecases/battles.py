@@ -1,6 +1,7 @@
 """Use-cases of battles: simulate one on demand, read a stored one and its replay."""
 
 import time
+from typing import cast
 from uuid import UUID
 
 import asyncpg
@@ -9,6 +10,7 @@ from typing_extensions import TypedDict
 from service.games.cryptids.content import DEFAULT_RULESET, UnknownRulesetError, load_ruleset
 from service.games.cryptids.engine import simulate
 from service.games.cryptids.outcome import BattleOutcome, result_to_wire
+from service.games.cryptids.rating import UNRATED_BOT
 from service.games.cryptids.replay import ReplayWire
 from service.games.cryptids.warband import WarbandError
 from service.runtime import metrics
@@ -16,6 +18,7 @@ from service.store import battles, snapshots
 from service.store.battles import BattleRow
 from service.store.snapshots import SnapshotRow
 from service.usecases.errors import NotFound, invalid_field
+from service.usecases.runs import UnratedReason
 
 
 class SnapshotCryptid(TypedDict):
@@ -50,6 +53,9 @@ class Battle(TypedDict):
     rolls: int
     health: BattleHealth
     rating_change: float
+    # Whether it moved the player's rating, and if not why (docs/rules/cryptids.md#rated-ghosts).
+    rated: bool
+    unrated_reason: UnratedReason | None
     player: BattleSide
     ghost: BattleSide
     created_at: str
@@ -104,6 +110,7 @@ async def get(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> Battle:
     battle = await _readable(pool, player_id, battle_id)
     mine = await snapshots.get(pool, battle.player_snapshot_id)
     ghost = await snapshots.get(pool, battle.ghost_snapshot_id)
+    unrated = UNRATED_BOT if ghost.is_bot else battle.unrated
     return {
         "battle_id": battle.battle_id,
         "round": battle.round,
@@ -115,6 +122,8 @@ async def get(pool: asyncpg.Pool, player_id: UUID, battle_id: int) -> Battle:
         "rolls": battle.rolls,
         "health": {"player": battle.health_player, "ghost": battle.health_ghost},
         "rating_change": round(battle.rating_change, 2),
+        "rated": unrated is None,
+        "unrated_reason": cast(UnratedReason | None, unrated),
         "player": _snapshot_to_wire(mine),
         "ghost": _snapshot_to_wire(ghost),
         "created_at": battle.created_at.isoformat(),

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, cast
 from uuid import UUID
 
 import asyncpg
@@ -24,6 +24,12 @@ from service.games.cryptids import run as rules
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, Ruleset, load_ruleset
 from service.games.cryptids.engine import BattleResult, simulate
+from service.games.cryptids.rating import (
+    UNRATED_BOT,
+    UNRATED_NEW_ACCOUNT,
+    RatedGhosts,
+    unrated_reason,
+)
 from service.games.cryptids.shop import Shop, ShopError
 from service.games.kernel.rng import MASK64
 from service.runtime import metrics
@@ -36,6 +42,11 @@ from service.usecases.errors import Conflict, Illegal, NotFound, invalid_field
 from service.usecases.writes import checked_write
 
 ShopMove = Callable[[Ruleset, Shop], Shop]
+# A run ends won, lost, or abandoned when left idle (docs/rules/cryptids.md#abandoned-runs).
+RunStatus = Literal["shopping", "won", "lost", "abandoned"]
+TurnStatus = Literal["shopping", "won", "lost"]
+# Why a battle moved no rating (docs/rules/cryptids.md#rated-ghosts).
+UnratedReason = Literal["bot", "new_account", "rated_recently"]
 
 
 class Offer(TypedDict):
@@ -61,7 +72,7 @@ class Run(TypedDict):
     lives: int
     wins: int
     gold: int
-    status: str
+    status: RunStatus
     shop: list[Offer | None]
     warband: list[Member]
     rating_change_pending: float
@@ -95,13 +106,35 @@ class TurnResult(TypedDict):
     winner: str
     lives: int
     wins: int
-    status: str
+    status: TurnStatus
+    rating_change: Annotated[
+        float, Field(description="this battle's rating change, applied when the run ends")
+    ]
+    rated: Annotated[
+        bool,
+        Field(
+            description="whether this battle moves your rating; a battle that does not still"
+            " counts for lives and wins"
+        ),
+    ]
+    unrated_reason: Annotated[
+        UnratedReason | None,
+        Field(
+            description="why it does not: a bot's ghost, an owner account not yet established,"
+            " or an owner that already moved your rating in the last day"
+        ),
+    ]
     rating_change_pending: float
+
+
+# No bar at all: for tools and benchmarks that start runs without the service's settings.
+OPEN_BAR = RatedGhosts(min_age_seconds=0, min_runs=0, repeat_seconds=0)
 
 
 @dataclass(frozen=True)
 class PairingPolicy:
     snapshot_ttl_seconds: float
+    rated: RatedGhosts = OPEN_BAR
 
 
 @dataclass(frozen=True)
@@ -132,7 +165,7 @@ def _run_answer(run: RunRow) -> Run:
         "lives": run.lives,
         "wins": run.wins,
         "gold": shop.gold,
-        "status": run.status,
+        "status": cast(RunStatus, run.status),
         "shop": [
             None
             if offer is None
@@ -154,8 +187,22 @@ def _run_answer(run: RunRow) -> Run:
     }
 
 
+@dataclass(frozen=True)
+class Rated:
+    """What a battle did to the player's rating: its change, or why it made none."""
+
+    change: float
+    unrated: str | None
+
+
 def _turn_answer(
-    battle_id: int, run: Run, round_: int, ghost: Ghost, winner: str, after: rules.Standing
+    battle_id: int,
+    run: Run,
+    round_: int,
+    ghost: Ghost,
+    winner: str,
+    after: rules.Standing,
+    rated: Rated,
 ) -> TurnResult:
     return {
         "battle_id": battle_id,
@@ -172,7 +219,10 @@ def _turn_answer(
         "winner": winner,
         "lives": after.lives,
         "wins": after.wins,
-        "status": after.status,
+        "status": cast(TurnStatus, after.status),
+        "rating_change": round(rated.change, 2),
+        "rated": rated.unrated is None,
+        "unrated_reason": cast(UnratedReason | None, rated.unrated),
         "rating_change_pending": round(after.pending, 2),
     }
 
@@ -182,14 +232,21 @@ async def start(
     player_id: UUID,
     seed: int | None = None,
     idempotency_key: str | None = None,
+    max_open: int | None = None,
 ) -> Run:
-    """A new run under the current ruleset; the seed is random unless given (tests, tools)."""
+    """A new run under the current ruleset; the seed is random unless given (tests, tools).
+
+    With `max_open`, a player who holds that many open runs is refused, and told which they
+    are (docs/rules/cryptids.md#open-runs).
+    """
     ruleset = load_ruleset(DEFAULT_RULESET)
     run_seed = secrets.randbits(64) if seed is None else seed & MASK64
     shop = shops.new_shop(ruleset, run_seed)
     async with transaction(pool) as conn:
 
         async def write() -> Run:
+            if max_open is not None:
+                await _refuse_too_many_open(conn, player_id, max_open)
             row = await runs.insert(
                 conn, player_id, ruleset.id, run_seed, ruleset.run.lives, shop.to_dict()
             )
@@ -197,6 +254,17 @@ async def start(
 
         return await idempotency.write_once(
             conn, player_id, idempotency_key, "start-run", {}, write
+        )
+
+
+async def _refuse_too_many_open(conn: asyncpg.Connection, player_id: UUID, limit: int) -> None:
+    opened = await runs.open_runs(conn, player_id)
+    if len(opened) >= limit:
+        raise Conflict(
+            f"you hold {len(opened)} open runs, the most allowed: finish one first (a run"
+            " left idle ends abandoned)",
+            {"open_runs": [str(run_id) for run_id in opened], "max_open_runs": limit},
+            code="too_many_open_runs",
         )
 
 
@@ -306,8 +374,9 @@ async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, run: RunRow) -
     after = rules.Standing(
         battle.lives_after, battle.wins_after, battle.status_after, battle.rating_pending
     )
+    rated = Rated(battle.rating_change, UNRATED_BOT if ghost.is_bot else battle.unrated)
     return _turn_answer(
-        battle.battle_id, _run_answer(run), battle.round, ghost, battle.winner, after
+        battle.battle_id, _run_answer(run), battle.round, ghost, battle.winner, after, rated
     )
 
 
@@ -400,6 +469,24 @@ async def _ghost(
     return Ghost(snapshot_id, None, run.rating_at_start, round_, pairing.RUNG_BOT, warband)
 
 
+async def _unrated(
+    conn: asyncpg.Connection, player_id: UUID, ghost: Ghost, bar: RatedGhosts
+) -> str | None:
+    """Why a battle against this ghost moves no rating, or None when it does
+    (docs/rules/cryptids.md#rated-ghosts)."""
+    if ghost.player_id is None:
+        return UNRATED_BOT
+    owner = await snapshots.owner(conn, player_id, ghost.player_id, bar.min_runs)
+    if owner is None:
+        return UNRATED_NEW_ACCOUNT
+    return unrated_reason(
+        bar,
+        owner_age_seconds=owner.age_seconds,
+        owner_finished_runs=owner.ended_runs,
+        since_owner_rated=owner.since_rated,
+    )
+
+
 @dataclass(frozen=True)
 class Pairing:
     ghost: Ghost
@@ -459,8 +546,14 @@ async def _fight(
     warband = _warband(shop.warband)
     result = _battle(ruleset, seed, warband, ghost)
     winner = rules.WINNERS[result.winner]
-    change = rules.rating_change(
-        ruleset.run, run.rating_at_start, ghost.rating, winner, ghost.is_bot
+    unrated = await _unrated(conn, run.player_id, ghost, policy.rated)
+    # An unrated battle still counts for lives and wins; only its rating change is withheld.
+    change = (
+        0.0
+        if unrated is not None
+        else rules.rating_change(
+            ruleset.run, run.rating_at_start, ghost.rating, winner, ghost.is_bot
+        )
     )
     before = rules.Standing(run.lives, run.wins, run.status, run.rating_change)
     after = rules.after_battle(ruleset.run, before, winner, change)
@@ -474,7 +567,9 @@ async def _fight(
         shop=next_shop,
         rating_change=after.pending,
     )
-    answer = _turn_answer(found.battle_id, _run_answer(moved_on), round_, ghost, winner, after)
+    answer = _turn_answer(
+        found.battle_id, _run_answer(moved_on), round_, ghost, winner, after, Rated(change, unrated)
+    )
     turn = turns.Turn(
         run_id=run.run_id,
         version=run.version,
@@ -503,6 +598,7 @@ async def _fight(
         health_player=result.health_a,
         health_ghost=result.health_b,
         rating_change=change,
+        unrated=None if ghost.is_bot else unrated,
         shard=run.run_id.int,
     )
     if not await turns.save(conn, turn, idempotency.answer_to_keep(keyed, answer)):

@@ -8,6 +8,7 @@ import asyncpg
 from aiohttp import web
 
 from service.api.keys import POOL
+from service.config import Settings
 from service.games.cryptids.content import DEFAULT_RULESET
 from service.usecases import runs
 from tests.http import Api
@@ -22,10 +23,31 @@ STRONG = [
 ]
 
 
-async def ghost_player(pool: asyncpg.Pool, name: str = "ghost") -> uuid.UUID:
+async def ghost_player(
+    pool: asyncpg.Pool, name: str = "ghost", established: bool = True
+) -> uuid.UUID:
+    """A ghost owner; an established one (by the default settings: an old account with runs
+    played out) moves the ratings of those who fight its ghosts
+    (docs/rules/cryptids.md#rated-ghosts)."""
+    defaults = Settings()
+    age = defaults.rated_ghost_min_age_seconds if established else 0
     player_id: uuid.UUID = await pool.fetchval(
-        "INSERT INTO players (name) VALUES ($1) RETURNING player_id", name
+        "INSERT INTO players (name, created_at) VALUES ($1, now() - make_interval(secs => $2))"
+        " RETURNING player_id",
+        name,
+        float(age),
     )
+    if established:
+        await pool.execute(
+            """
+            INSERT INTO runs (player_id, ruleset, seed, status, lives, shop, rating_at_start,
+                              ended_at)
+            SELECT $1, $2, 0, 'lost', 0, '{}', 1000, now() FROM generate_series(1, $3)
+            """,
+            player_id,
+            DEFAULT_RULESET,
+            defaults.rated_ghost_min_runs,
+        )
     return player_id
 
 

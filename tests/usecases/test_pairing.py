@@ -112,6 +112,9 @@ async def test_bot_ghosts_are_marked_and_fight_with_the_rounds_budget(
     turn = await _end_turn(api, token, run_id)
     battle = (await api.get(f"/v1/battles/{turn['battle_id']}", token=token)).body
     assert battle["ghost"]["is_bot"] is True
+    # A bot is nobody's account: never rated (docs/rules/cryptids.md#rated-ghosts).
+    assert (turn["rated"], turn["unrated_reason"], turn["rating_change"]) == (False, "bot", 0)
+    assert (battle["rated"], battle["unrated_reason"]) == (False, "bot")
     levels = [c["level"] for c in battle["ghost"]["cryptids"]]
     assert sum(3 ** (level - 1) for level in levels) == 3  # round 1: 10 gold buys three
     assert battle["rating_change"] == 0

@@ -12,6 +12,8 @@ BATTLE_SALT = "cryptids:battle:{round}"
 SHOPPING = "shopping"
 WON = "won"
 LOST = "lost"
+# Left idle too long: ended by the service (docs/rules/cryptids.md#abandoned-runs).
+ABANDONED = "abandoned"
 # The engine's sides as a run sees them: side A is the player, side B the ghost.
 WINNERS = {"a": "player", "b": "ghost", "draw": "draw"}
 

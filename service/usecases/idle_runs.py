@@ -1,0 +1,76 @@
+"""The idle-run sweep (docs/rules/cryptids.md#abandoned-runs), on every instance: open runs
+nobody touched for RUN_IDLE_SECONDS end abandoned and settle their rating; remembered ratings
+past the once-a-day window (docs/rules/cryptids.md#rated-ghosts) are forgotten.
+
+A batch of runs is claimed with FOR UPDATE SKIP LOCKED and ended in the transaction that
+claimed it, so any number of instances can sweep at once and each run is ended, and its rating
+settled, exactly once. A move on a run being ended waits for the sweep and then finds the run
+over (409 `run_over`).
+"""
+
+import asyncio
+
+import asyncpg
+import structlog
+
+from service.games.cryptids import run as rules
+from service.games.cryptids.content import load_ruleset
+from service.games.cryptids.rating import abandoned_settlement, forfeit_change
+from service.store import runs, snapshots
+from service.store.database import is_unavailable, transaction
+
+log = structlog.get_logger("service.runs")
+
+BATCH = 200
+# A tick ends at most this many batches; the rest wait for the next tick.
+MAX_BATCHES_PER_TICK = 10
+
+
+async def _end_batch(pool: asyncpg.Pool, idle_seconds: float, limit: int) -> tuple[int, int]:
+    """Claim and end one batch; (runs claimed, runs ended)."""
+    async with transaction(pool) as conn:
+        claimed = await runs.claim_idle(conn, idle_seconds, limit)
+        if not claimed:
+            return 0, 0
+        ended = []
+        for idle in claimed:
+            k = load_ruleset(idle.ruleset).run.elo_k
+            final = idle.rating_change + forfeit_change(k)
+            settled = abandoned_settlement(idle.rating_change, k)
+            ended.append((idle.run_id, idle.player_id, final, settled))
+        return len(claimed), await runs.abandon(conn, ended, rules.ABANDONED)
+
+
+async def sweep(
+    pool: asyncpg.Pool, idle_seconds: float, repeat_seconds: float, batch: int = BATCH
+) -> int:
+    """End the runs idle now, batch by batch, and forget stale remembered ratings; how many
+    runs this call ended."""
+    ended = 0
+    for _ in range(MAX_BATCHES_PER_TICK):
+        claimed, done = await _end_batch(pool, idle_seconds, batch)
+        ended += done
+        if claimed < batch:
+            break
+    async with pool.acquire() as conn:
+        for _ in range(MAX_BATCHES_PER_TICK):
+            if await snapshots.forget_rated(conn, repeat_seconds, batch) < batch:
+                break
+    if ended:
+        log.info("runs_abandoned", runs=ended)
+    return ended
+
+
+async def run_idle_sweeper(
+    pool: asyncpg.Pool, idle_seconds: float, repeat_seconds: float, interval_s: float
+) -> None:
+    """Sweep every `interval_s` until cancelled; database outages are logged and waited out."""
+    while True:
+        try:
+            await sweep(pool, idle_seconds, repeat_seconds)
+        except Exception as exc:
+            if is_unavailable(exc):
+                log.warning("idle_sweep_database_unavailable", error=type(exc).__name__)
+            else:
+                log.exception("idle_sweep_failed")
+        await asyncio.sleep(interval_s)
