@@ -19,7 +19,7 @@ from service.runtime.embedded_db import EmbeddedPostgres
 from tests.http import Api
 
 TEST_SECRET = "test-secret-key-of-thirty-two-bytes!"
-TEST_OPS_TOKEN = "test-ops-token"
+TEST_OPS_TOKEN = "test-ops-token-of-thirty-two-bytes"
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +40,14 @@ def settings(embedded_db: EmbeddedPostgres, tmp_path_factory: pytest.TempPathFac
         ops_token=TEST_OPS_TOKEN,
         rate_limit_per_second=10_000.0,
         rate_limit_burst=10_000,
+        # The whole suite registers and signs in from 127.0.0.1: the tests of those limits
+        # set their own, on databases of their own.
+        registrations_per_address_per_hour=1_000_000,
+        registrations_per_address_per_day=1_000_000,
+        sign_ins_per_address_per_minute=1_000_000,
+        auth_failures_per_address_per_minute=1_000_000,
+        ws_handshakes_per_address_per_minute=1_000_000,
+        ws_handshakes_per_player_per_minute=1_000_000,
         db_timeout_seconds=2.0,
     )
 

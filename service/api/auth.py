@@ -54,10 +54,17 @@ class VerifiedTokens:
         self.size = size
         self._known: dict[str, tuple[UUID, float]] = {}
 
-    def player(self, token: str) -> UUID:
+    def known(self, token: str) -> UUID | None:
+        """The player of a token this process has verified and that has not expired yet."""
         known = self._known.get(token)
         if known is not None and time.time() < known[1]:
             return known[0]
+        return None
+
+    def player(self, token: str) -> UUID:
+        known = self.known(token)
+        if known is not None:
+            return known
         player_id, expires = verify_token(self.secret, token)
         if len(self._known) >= self.size:
             del self._known[next(iter(self._known))]

@@ -14,6 +14,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from service.api import auth, codec
+from service.api.address import client_address
 from service.api.errors import (
     ApiError,
     forbidden,
@@ -22,7 +23,7 @@ from service.api.errors import (
     rate_limited,
     unauthorized,
 )
-from service.api.keys import KNOWN_PLAYERS, LIMITER, POOL, SETTINGS, TOKENS
+from service.api.keys import KNOWN_PLAYERS, LIMITER, POOL, SETTINGS, SHARED_LIMITS, TOKENS
 from service.usecases import players
 
 Auth = Literal["none", "player", "ops"]
@@ -166,14 +167,46 @@ def _validate(model: type[BaseModel], data: Any, prefix: tuple[str, ...] = ()) -
         raise from_validation_error(exc, prefix) from exc
 
 
-def _authenticate(request: web.Request) -> UUID:
+async def _sign_in(request: web.Request, outage_allows: bool = False) -> None:
+    """Before a credential is checked: a sign-in of the client's address, refused while the
+    address has no failure left (so a guess is refused before it is checked, on every
+    process alike)."""
+    shared, address = request.app[SHARED_LIMITS], client_address(request)
+    await shared.take(
+        request.app[POOL],
+        shared.sign_ins.take(address),
+        shared.auth_failures.take(address, cost=0),
+        outage_allows=outage_allows,
+    )
+
+
+async def _failed(request: web.Request, outage_allows: bool = False) -> None:
+    """A failed authentication counts against the client's address: a 429 once it has none
+    left, so that credentials cannot be guessed at speed."""
+    shared = request.app[SHARED_LIMITS]
+    failure = shared.auth_failures.take(client_address(request))
+    await shared.take(request.app[POOL], failure, outage_allows=outage_allows)
+
+
+async def authenticate(request: web.Request, token: str | None = None) -> UUID:
+    """The player a bearer token names (`token`, or the Authorization header's).
+
+    A token this process has verified before costs nothing more; a new one is a sign-in. A
+    battle simulation needs no database, so an outage lets its sign-in through rather than
+    turn it into a 503.
+    """
+    tokens = request.app[TOKENS]
     try:
-        token = auth.bearer_token(request.headers.get("Authorization"))
-        return request.app[TOKENS].player(token)
+        if token is None:
+            token = auth.bearer_token(request.headers.get("Authorization"))
+        player_id = tokens.known(token)
+        if player_id is None:
+            await _sign_in(request, outage_allows=True)
+            player_id = tokens.player(token)
     except auth.InvalidToken as exc:
-        # Failures count against the client's address, so tokens cannot be guessed at speed.
-        _limit(request, ("ip", request.remote))
+        await _failed(request, outage_allows=True)
         raise unauthorized(str(exc)) from exc
+    return player_id
 
 
 async def _check_known(request: web.Request, player_id: UUID) -> None:
@@ -182,17 +215,25 @@ async def _check_known(request: web.Request, player_id: UUID) -> None:
     if known.known(player_id):
         return
     if not await players.exists(request.app[POOL], player_id):
-        _limit(request, ("ip", request.remote))
+        await _failed(request)
         raise unauthorized("the token names no known player")
     known.remember(player_id)
 
 
-def _check_ops(request: web.Request) -> None:
+async def _check_ops(request: web.Request) -> None:
     given = request.headers.get(OPS_HEADER)
     if not given:
+        await _failed(request)
         raise ApiError(401, "unauthorized", f"missing {OPS_HEADER} header")
+    await _sign_in(request)
     if not auth.ops_token_matches(request.app[SETTINGS].ops_token, given):
+        await _failed(request)
         raise forbidden("ops token is not valid")
+
+
+def address_key(request: web.Request) -> str:
+    """The per-request limit's key of an unauthenticated request."""
+    return f"address:{client_address(request)}"
 
 
 def _limit(request: web.Request, key: object) -> None:
@@ -205,14 +246,14 @@ def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.Stre
     async def handle(request: web.Request) -> web.StreamResponse:
         call = Call(request)
         if endpoint.auth == "player":
-            call.player_id = _authenticate(request)
+            call.player_id = await authenticate(request)
             structlog.contextvars.bind_contextvars(player_id=str(call.player_id))
             if endpoint.database:
                 await _check_known(request, call.player_id)
         elif endpoint.auth == "ops":
-            _check_ops(request)
+            await _check_ops(request)
         if endpoint.rate_limited:
-            _limit(request, call.player_id or ("ip", request.remote))
+            _limit(request, call.player_id or address_key(request))
         if endpoint.query is not None:
             call.query = _validate(endpoint.query, dict(request.query), ("query",))
         if endpoint.body is not None:

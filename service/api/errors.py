@@ -81,13 +81,17 @@ def not_found(message: str) -> ApiError:
     return ApiError(404, "not_found", message)
 
 
-def rate_limited(retry_after: float) -> ApiError:
+def rate_limited(retry_after: float, limit: str | None = None) -> ApiError:
+    """A 429; `limit` names the limit that refused, when it is not the per-request one."""
     seconds = max(1, int(retry_after + 0.999))
+    details: dict[str, Any] = {"retry_after": seconds}
+    if limit is not None:
+        details["limit"] = limit
     return ApiError(
         429,
         "rate_limited",
         f"too many requests; retry in {seconds}s",
-        {"retry_after": seconds},
+        details,
         {"Retry-After": str(seconds)},
     )
 

@@ -6,7 +6,7 @@ import asyncpg
 from aiohttp import web
 
 from service.api.auth import KnownPlayers, VerifiedTokens
-from service.api.ratelimit import RateLimiter
+from service.api.ratelimit import RateLimiter, SharedLimits
 from service.config import Settings
 from service.store.notify import Hub
 from service.usecases.matches.cache import MatchCache
@@ -14,6 +14,7 @@ from service.usecases.matches.cache import MatchCache
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
 LIMITER = web.AppKey("limiter", RateLimiter)
+SHARED_LIMITS = web.AppKey("shared_limits", SharedLimits)
 TOKENS = web.AppKey("tokens", VerifiedTokens)
 KNOWN_PLAYERS = web.AppKey("known_players", KnownPlayers)
 MATCH_HUB = web.AppKey("match_hub", Hub)

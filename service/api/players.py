@@ -6,9 +6,10 @@ from pydantic import StringConstraints
 from typing_extensions import TypedDict
 
 from service.api import auth
+from service.api.address import client_address
 from service.api.endpoints import Body, Call, Endpoints
 from service.api.errors import unauthorized
-from service.api.keys import POOL, SETTINGS
+from service.api.keys import POOL, SETTINGS, SHARED_LIMITS
 from service.usecases import players
 
 endpoints = Endpoints("players")
@@ -34,7 +35,10 @@ class PlayerCreated(TypedDict):
 @endpoints.route(
     "POST",
     "/v1/players",
-    summary="Register a player and get its bearer token",
+    summary=(
+        "Register a player and get its bearer token; registrations are limited per client"
+        " address, by the hour and by the day (429 with Retry-After)"
+    ),
     auth="none",
     body=NewPlayer,
     response=PlayerCreated,
@@ -44,6 +48,14 @@ class PlayerCreated(TypedDict):
 async def create_player(call: Call) -> PlayerCreated:
     body: NewPlayer = call.body
     app = call.request.app
+    # Each account brings a per-player limit of its own: the accounts one address may make are
+    # what stops it multiplying that limit.
+    shared, address = app[SHARED_LIMITS], client_address(call.request)
+    await shared.take(
+        app[POOL],
+        shared.registrations_per_hour.take(address),
+        shared.registrations_per_day.take(address),
+    )
     row = await players.register(app[POOL], body.name)
     settings = app[SETTINGS]
     token = auth.issue_token(settings.secret_key, row.player_id, settings.token_ttl_seconds)
