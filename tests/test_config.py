@@ -1,10 +1,14 @@
 import os
+import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from service.config import ConfigError, load_settings
+from service.config import PLACEHOLDER_SECRETS, ConfigError, load_settings
 
 
 def test_secrets_are_generated_once_and_kept(tmp_path: Path) -> None:
@@ -38,3 +42,87 @@ def test_instance_id_is_given_or_the_host_and_process(tmp_path: Path) -> None:
     unnamed = load_settings({"DATA_DIR": str(tmp_path)})
     assert named.instance_id == "eu-1"
     assert unnamed.instance_id == f"{socket.gethostname()}-{os.getpid()}"
+
+
+GOOD_SECRET = "a-random-value-of-well-over-thirty-two-bytes"
+
+
+@pytest.mark.parametrize("name", ["SECRET_KEY", "OPS_TOKEN"])
+@pytest.mark.parametrize("value", ["k" * 31, *sorted(PLACEHOLDER_SECRETS)])
+def test_a_short_or_placeholder_secret_is_refused_and_named(
+    tmp_path: Path, name: str, value: str
+) -> None:
+    env = {"DATA_DIR": str(tmp_path), "SECRET_KEY": GOOD_SECRET, "OPS_TOKEN": GOOD_SECRET}
+    with pytest.raises(ConfigError, match=name):
+        load_settings({**env, name: value})
+    assert load_settings({**env, name: "k" * 32}).secret_key in (GOOD_SECRET, "k" * 32)
+
+
+def _example_secrets() -> set[str]:
+    """Every value the repository's examples give SECRET_KEY or OPS_TOKEN, but those taken
+    from the environment or from a command (`${…}`, `$(…)`)."""
+    root = Path(__file__).resolve().parents[1]
+    compose = yaml.safe_load((root / "deploy" / "compose.yaml").read_text())
+    template = yaml.safe_load((root / "deploy" / "k8s" / "secret.template.yaml").read_text())
+    values = {str(compose["services"]["app"]["environment"][name]) for name in SECRETS} | set(
+        template["stringData"].values()
+    )
+    documents = [root / "README.md", root / "deploy" / "README.md", *root.glob("docs/**/*.md")]
+    for document in documents:
+        for found in EXAMPLE_VALUE.finditer(document.read_text()):
+            values.add(found["value"])
+    return {value for value in values if not value.startswith("$")}
+
+
+SECRETS = ("SECRET_KEY", "OPS_TOKEN")
+# `SECRET_KEY=value`, `SECRET_KEY: value`, `--from-literal=SECRET_KEY=value`, quoted or not.
+EXAMPLE_VALUE = re.compile(r"\b(?:SECRET_KEY|OPS_TOKEN)\s*[=:]\s*[\"']?(?P<value>[^\s\"'`|]+)")
+
+
+def test_every_placeholder_secret_of_the_examples_is_listed_and_refused(tmp_path: Path) -> None:
+    found = _example_secrets()
+    assert "REPLACE-ME-with-a-long-random-string" in found
+    assert found <= PLACEHOLDER_SECRETS
+    for value in found:
+        with pytest.raises(ConfigError, match="SECRET_KEY"):
+            load_settings({"DATA_DIR": str(tmp_path), "SECRET_KEY": value})
+
+
+def test_the_service_refuses_to_start_on_a_placeholder_secret(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "DATA_DIR": str(tmp_path),
+        "SECRET_KEY": "change-me-to-a-long-random-string",
+    }
+    started = subprocess.run(
+        [sys.executable, "-m", "service", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert started.returncode == 2
+    assert "SECRET_KEY is a placeholder" in started.stderr
+    # It stopped before it started anything: no database was made.
+    assert not (tmp_path / "pgdata").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "networks"),
+    [
+        ("", ()),
+        ("127.0.0.1", ("127.0.0.1/32",)),
+        (" 10.0.0.0/8 , fd00::/8,192.168.1.7/24", ("10.0.0.0/8", "fd00::/8", "192.168.1.0/24")),
+    ],
+)
+def test_trusted_proxies_are_addresses_and_blocks(
+    tmp_path: Path, value: str, networks: tuple[str, ...]
+) -> None:
+    settings = load_settings({"DATA_DIR": str(tmp_path), "TRUSTED_PROXIES": value})
+    assert tuple(str(network) for network in settings.trusted_proxies) == networks
+
+
+def test_a_trusted_proxy_that_is_no_address_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"TRUSTED_PROXIES.*'nginx'"):
+        load_settings({"DATA_DIR": str(tmp_path), "TRUSTED_PROXIES": "127.0.0.1,nginx"})

@@ -100,7 +100,7 @@ def test_the_runtime_listens_everywhere_with_one_worker_by_default() -> None:
     assert values(runtime, "EXPOSE") == [env["PORT"]]
     assert values(runtime, "STOPSIGNAL") == ["SIGTERM"]
     assert json.loads(values(runtime, "CMD")[0]) == ["python", "-m", "service", "serve"]
-    settings = load_settings({**env, "SECRET_KEY": "k", "OPS_TOKEN": "t"})
+    settings = load_settings({**env, "SECRET_KEY": "k" * 48, "OPS_TOKEN": "t" * 32})
     assert (settings.host, settings.workers) == ("0.0.0.0", 1)
 
 

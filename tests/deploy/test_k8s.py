@@ -12,6 +12,7 @@ misspelt field names are not.
 import copy
 import json
 import re
+import secrets
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -24,7 +25,7 @@ import pytest
 import yaml
 from dockerfile_parse import DockerfileParser
 
-from service.config import load_settings
+from service.config import ConfigError, load_settings
 from tests.http import Api
 
 REPO = Path(__file__).resolve().parents[2]
@@ -270,22 +271,31 @@ def readme_settings() -> set[str]:
 
 
 def test_every_setting_is_documented_and_read_as_meant() -> None:
-    template = one("Secret")["stringData"]
-    secrets = {(one("Secret")["metadata"]["name"], key): value for key, value in template.items()}
+    secret = one("Secret")
+    template = secret["stringData"]
     cluster = one("Cluster")["metadata"]["name"]
-    secrets |= {
+    database = {
         (f"{cluster}-app", "username"): "cryptid",
         (f"{cluster}-app", "password"): "Secret0",
         (f"{cluster}-app", "uri"): f"postgresql://cryptid:Secret0@{cluster}-rw:5432/cryptid",
     }
-    env = environment(secrets)
+    # A Secret applied as the template ships it does not start.
+    placeholders = {(secret["metadata"]["name"], key): value for key, value in template.items()}
+    with pytest.raises(ConfigError, match="placeholder"):
+        load_settings(environment(placeholders | database))
+    # As the instructions make it: random values.
+    real = {key: secrets.token_urlsafe(48) for key in template}
+    env = environment({(secret["metadata"]["name"], k): v for k, v in real.items()} | database)
     helpers = {"DB_USER", "DB_PASSWORD"}
     assert set(env) - helpers <= readme_settings()
     settings = load_settings(env)
     assert settings.workers == int(env["WORKERS"]) and settings.host == "0.0.0.0"
-    assert settings.secret_key == template["SECRET_KEY"]
-    assert settings.ops_token == template["OPS_TOKEN"]
+    assert settings.secret_key == real["SECRET_KEY"]
+    assert settings.ops_token == real["OPS_TOKEN"]
     assert settings.database_url == "postgresql://cryptid:Secret0@cryptid-db-pooler-rw:5432/cryptid"
+    # The ingress in front is a trusted proxy: the pods' own networks are private ones.
+    assert settings.trusted_proxies
+    assert all(network.is_private for network in settings.trusted_proxies)
 
 
 def test_the_database_urls_go_through_the_pooler_and_listen_beside_it() -> None:
