@@ -3,7 +3,8 @@
 PostgreSQL (the embedded one, in DATA_DIR/pgdata), Debian's PgBouncer in transaction mode in
 front of it, N instances of `python -m service serve` on ports of their own, and Debian's nginx
 balancing them. The instances share one SECRET_KEY and OPS_TOKEN (DATA_DIR's, as `make serve`
-keeps them); their pools go through PgBouncer, their LISTEN straight to PostgreSQL.
+keeps them); their pools go through PgBouncer, their LISTEN straight to PostgreSQL. They trust
+nginx (on 127.0.0.1) to name the client in X-Forwarded-For, which it does.
 
 nginx and PgBouncer run the files deploy/compose.yaml runs, deploy/nginx/nginx.conf and
 deploy/pgbouncer/pgbouncer.ini: the two names nginx.conf leaves open are filled in here, and a
@@ -318,6 +319,8 @@ def running(
             instances=[Instance(name, free_port(), run_dir / f"{name}.log") for name in names],
             instance_env={
                 **{k: v for k, v in os.environ.items() if k not in ("PORT", "INSTANCE_ID")},
+                # nginx's address: the client's is in its X-Forwarded-For.
+                "TRUSTED_PROXIES": HOST,
                 **(env or {}),
                 "HOST": HOST,
                 "DATA_DIR": str(run_dir),

@@ -6,6 +6,7 @@ which a test machine rarely has.
 """
 
 import configparser
+import ipaddress
 import re
 import subprocess
 from pathlib import Path
@@ -61,7 +62,9 @@ def test_the_app_runs_three_instances_through_pgbouncer(compose: dict[str, Any])
     assert app["deploy"]["replicas"] == 3
     env = app["environment"]
     assert (env["HOST"], env["WORKERS"], env["DB_STATEMENT_CACHE_SIZE"]) == ("0.0.0.0", 1, 0)
-    assert env["SECRET_KEY"] and env["OPS_TOKEN"]
+    # The secrets are the operator's, required from the environment: no value to copy.
+    for name in ("SECRET_KEY", "OPS_TOKEN"):
+        assert env[name].startswith(f"${{{name}:?"), env[name]
     bouncer = _bouncer_ini()
     pooled, direct = urlsplit(env["DATABASE_URL"]), urlsplit(env["LISTEN_DATABASE_URL"])
     assert (pooled.hostname, pooled.port) == ("pgbouncer", int(bouncer["pgbouncer"]["listen_port"]))
@@ -96,6 +99,22 @@ def test_nginx_runs_the_topologys_file_with_every_name_filled_in(compose: dict[s
     for name in names:
         assert name in env and re.search(env["NGINX_ENVSUBST_FILTER"], name), name
     assert env["NGINX_SERVERS"] == "server app:8080;"
+
+
+def test_the_instances_trust_nginx_alone_for_the_client_address(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    nginx = services["nginx"]["networks"]["default"]["ipv4_address"]
+    (network,) = compose["networks"]["default"]["ipam"]["config"]
+    assert services["app"]["environment"]["TRUSTED_PROXIES"] == nginx
+    # Inside the network, outside the range Docker gives the other containers' addresses from.
+    address = ipaddress.ip_address(nginx)
+    assert address in ipaddress.ip_network(network["subnet"])
+    assert address not in ipaddress.ip_network(network["ip_range"])
+    # nginx appends the address it received each request from.
+    forwarded = re.search(
+        r"proxy_set_header X-Forwarded-For (\S+);", cluster.NGINX_CONF.read_text()
+    )
+    assert forwarded is not None and forwarded[1] == "$proxy_add_x_forwarded_for"
 
 
 def test_the_rendered_nginx_file_passes_nginx_t(tmp_path: Path) -> None:

@@ -27,10 +27,18 @@ from tests.faults import Workload, lost_writes
 from tests.http import Api
 
 # Turn timers are swept every 0.1 s on each instance, so that both race for every due match.
+# Every client is on 127.0.0.1: the per-address limits are out of the way, but failed
+# authentications, whose budget is shared by the instances, are tested.
+AUTH_FAILURES = 5
 INSTANCE_ENV = {
     "SWEEP_INTERVAL_SECONDS": "0.1",
     "RATE_LIMIT_PER_SECOND": "10000",
     "RATE_LIMIT_BURST": "10000",
+    "REGISTRATIONS_PER_ADDRESS_PER_HOUR": "1000000",
+    "REGISTRATIONS_PER_ADDRESS_PER_DAY": "1000000",
+    "SIGN_INS_PER_ADDRESS_PER_MINUTE": "1000000",
+    "WS_HANDSHAKES_PER_ADDRESS_PER_MINUTE": "1000000",
+    "AUTH_FAILURES_PER_ADDRESS_PER_MINUTE": str(AUTH_FAILURES),
 }
 WAIT = 10.0
 
@@ -113,6 +121,33 @@ async def test_a_websocket_on_one_instance_gets_the_push_of_an_action_sent_to_th
     assert pushed["version"] == moved.body["version"] == mine["version"] + 1
     assert set(seen) == {"instance-2"}
     assert handshakes == {"instance-1": 1}
+
+
+async def _forged(url: str, client: str, forwarded_for: str | None = None) -> int:
+    """The status of a forged token's request, sent from the loopback address `client`."""
+    headers = {"Authorization": "Bearer forged.token.here"}
+    if forwarded_for is not None:
+        headers["X-Forwarded-For"] = forwarded_for
+    connector = aiohttp.TCPConnector(local_addr=(client, 0), force_close=True)
+    async with (
+        aiohttp.ClientSession(connector=connector) as session,
+        session.get(url + "/v1/players/me", headers=headers) as answer,
+    ):
+        return answer.status
+
+
+async def test_the_instances_count_failures_against_the_address_nginx_forwards(
+    cluster: Cluster,
+) -> None:
+    url = cluster.balancer_url
+    # Every client connects from an address of its own; nginx, on 127.0.0.1, names it.
+    spent = [await _forged(url, "127.0.0.2") for _ in range(AUTH_FAILURES + 1)]
+    # Another client that claims to be the first is itself, and so is nginx's own address.
+    spoofing = await _forged(url, "127.0.0.3", forwarded_for="127.0.0.2")
+    other = await _forged(url, "127.0.0.1")
+    # The failures went round both instances, and one budget held them all.
+    assert spent == [401] * AUTH_FAILURES + [429]
+    assert (spoofing, other) == (401, 401)
 
 
 async def _metric(url: str, name: str) -> float:
