@@ -25,7 +25,7 @@ from service.runtime.cluster import Cluster, running
 SIMULATE = "/v1/battles/simulate"
 NO_NGINX = "simulate msgpack, no nginx"
 # Never refused, as in the single-instance bench.
-INSTANCE_ENV = {"RATE_LIMIT_PER_SECOND": "1000000000", "RATE_LIMIT_BURST": "1000000000"}
+INSTANCE_ENV = http.UNLIMITED
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@
 
 Each simulated user registers a player, then sends simulate requests for the seeded battle
 corpus of `python -m bench` in msgpack (set BENCH_FORMAT=json for JSON). Raise the service's
-RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST first, or the limiter answers 429 to a fast user.
+RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST first, or the limiter answers 429 to a fast user, and
+REGISTRATIONS_PER_ADDRESS_PER_HOUR / _PER_DAY and SIGN_INS_PER_ADDRESS_PER_MINUTE, or it answers
+429 to the users that register from the one address past the first few (bench/http.py sets them
+all for `python -m bench`).
 """
 
 import itertools
