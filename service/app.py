@@ -188,7 +188,9 @@ def create_app(settings: Settings) -> web.Application:
     app[KNOWN_PLAYERS] = KnownPlayers()
     app[MATCH_CACHE] = MatchCache()
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
-    app[docs.OPENAPI] = build_document(tables, extra_schemas=_loadout_schemas())
+    app[docs.OPENAPI] = build_document(
+        tables, extra_schemas=_loadout_schemas(), max_body_bytes=settings.max_body_bytes
+    )
     register(app, tables)
     app.on_response_prepare.append(tag_instance)
     app.cleanup_ctx.extend(

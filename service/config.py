@@ -80,7 +80,7 @@ class Settings:
     db_pool_min: int = 2
     db_pool_max: int = 10
     db_timeout_seconds: float = 5.0
-    max_body_bytes: int = 1024 * 1024
+    max_body_bytes: int = 16 * 1024
     log_format: str = "auto"
     log_level: str = "info"
     shutdown_timeout_seconds: float = 10.0
@@ -153,7 +153,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         db_pool_min=_int(env, "DB_POOL_MIN", 2, minimum=1),
         db_pool_max=_int(env, "DB_POOL_MAX", 10, minimum=1),
         db_timeout_seconds=_float(env, "DB_TIMEOUT_SECONDS", 5.0),
-        max_body_bytes=_int(env, "MAX_BODY_BYTES", 1024 * 1024, minimum=1),
+        max_body_bytes=_int(env, "MAX_BODY_BYTES", 16 * 1024, minimum=1),
         log_format=log_format,
         log_level=(env.get("LOG_LEVEL") or "info").lower(),
         shutdown_timeout_seconds=_float(env, "SHUTDOWN_TIMEOUT_SECONDS", 10.0),

@@ -1,6 +1,9 @@
 """JSON and msgpack both ways: request bodies by Content-Type, responses by Accept."""
 
+import gc
 import json
+import re
+from itertools import islice
 from typing import Any
 
 import msgpack
@@ -15,59 +18,155 @@ MSGPACK = "application/msgpack"
 _MSGPACK_TYPES = frozenset({MSGPACK, "application/x-msgpack"})
 # Deeper than any request needs; a deeper body would exhaust the stack while it is encoded.
 MAX_DEPTH = 32
+# Arrays and objects in one body, many times what any request holds (an end of turn with 64
+# shop moves holds 67): what a body costs is mostly its containers, each an object to allocate
+# and for the garbage collector to go through, far more than its bytes.
+MAX_CONTAINERS = 512
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+# A JSON string, escapes included, or an unterminated one up to the end of the body: matched in
+# one pass whatever the body holds (the quantifiers never give back), so stripping is linear.
+_JSON_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+# Outside strings, only brackets count for depth: `{`/`[` open, `}`/`]` close.
+_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+# orjson reads an integer beyond 64 bits as a float; 19 digits in a row may be one.
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+
+def _bracket_patterns(limit: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """Two patterns over brackets alone: groups nested at most `limit` deep, and an opening of
+    one level more than `limit` reached through such groups.
+
+    Nesting bounded by a number is a regular language, so a regular expression decides it;
+    with possessive quantifiers it never backtracks, so each bracket is read once, in C.
+    """
+    within = [b""]
+    for _ in range(limit):
+        within.append(rb"(?:\[" + within[-1] + rb"\])*+")
+    deeper = b"".join(rb"\[" + within[limit - 1 - level] for level in range(limit)) + rb"\["
+    return re.compile(within[limit]), re.compile(deeper)
+
+
+_WITHIN_DEPTH, _DEEPER = _bracket_patterns(MAX_DEPTH)
+
+
+def too_deep() -> ApiError:
+    return ApiError(
+        400,
+        "malformed_body",
+        f"body is nested more than {MAX_DEPTH} levels deep",
+        {"max_depth": MAX_DEPTH},
+    )
+
+
+def too_many_containers() -> ApiError:
+    return ApiError(
+        400,
+        "malformed_body",
+        f"body holds more than {MAX_CONTAINERS} arrays and objects",
+        {"max_containers": MAX_CONTAINERS},
+    )
+
+
+def _nested_too_deep(brackets: bytes) -> bool:
+    """Whether the brackets open a level deeper than MAX_DEPTH before they go wrong.
+
+    Brackets that close what is not open, or leave something open, are malformed rather than
+    deep: the parser names what is wrong with them.
+    """
+    within = _WITHIN_DEPTH.match(brackets)
+    end = within.end() if within else 0
+    return end < len(brackets) and _DEEPER.match(brackets, end) is not None
+
+
+def _utf8(raw: bytes) -> bytes:
+    """The body as UTF-8, as the json module read it: a byte order mark, UTF-16 and UTF-32 too."""
+    encoding = json.detect_encoding(raw)
+    if encoding == "utf-8":
+        return raw
+    try:
+        return raw.decode(encoding).encode()
+    except UnicodeError as exc:
+        raise ApiError(400, "malformed_body", f"body is not valid JSON: {exc}") from exc
+
+
+def _decode_json(raw: bytes) -> Any:
+    """orjson reads the body once a scan of its bytes outside strings, in C, has bounded its
+    depth and its arrays and objects, so that a body past them is never parsed.
+
+    The result is what `json.loads` gave, but for numbers no double holds (Infinity, NaN,
+    1e400), refused as before, and lone surrogates, refused now. Integers beyond 64 bits, which
+    orjson would read as floats, are read by the json module, so that they stay integers.
+    """
+    raw = _utf8(raw)
+    outside_strings = _JSON_STRING.sub(b"", raw)
+    brackets = outside_strings.translate(_BRACKETS, _NOT_BRACKETS)
+    if _nested_too_deep(brackets):
+        raise too_deep()
+    if brackets.count(b"[") > MAX_CONTAINERS:
+        raise too_many_containers()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "malformed_body", f"body is not valid JSON: {exc}") from exc
+    if _LONG_DIGITS.search(outside_strings):
+        return json.loads(raw)
+    return data
 
 
 _CONTAINERS = (dict, list)
 
 
-def _depth_within(value: Any, limit: int) -> bool:
-    """Whether no container inside `value` is nested more than `limit` deep.
+def _msgpack_refusal(value: Any) -> ApiError | None:
+    """Why a decoded msgpack body is refused: nested past MAX_DEPTH, or holding more than
+    MAX_CONTAINERS arrays and objects; None when it is neither.
 
-    It walks one level of containers at a time and never visits a scalar, so a body costs
-    about as much as it has dicts and lists (no recursion, however deep the body).
+    It walks one level of containers at a time (no recursion, however deep the body) and stops
+    as soon as it has seen too many.
     """
     level = [value] if type(value) in _CONTAINERS else []
-    for _ in range(limit):
+    seen = len(level)
+    for _ in range(MAX_DEPTH):
         if not level:
-            return True
-        level = [
+            return None
+        children = (
             child
             for item in level
             for child in (item.values() if type(item) is dict else item)
             if type(child) in _CONTAINERS
-        ]
-    return not level
+        )
+        level = list(islice(children, MAX_CONTAINERS - seen + 1))
+        seen += len(level)
+        if seen > MAX_CONTAINERS:
+            return too_many_containers()
+    return too_deep() if level else None
 
 
 def decode(content_type: str, raw: bytes) -> Any:
-    """Decode a request body; 400 when malformed or too deep, 415 for another media type."""
-    data = _decode(content_type, raw)
-    if not _depth_within(data, MAX_DEPTH):
-        raise ApiError(
-            400,
-            "malformed_body",
-            f"body is nested more than {MAX_DEPTH} levels deep",
-            {"max_depth": MAX_DEPTH},
-        )
-    return data
-
-
-def _decode(content_type: str, raw: bytes) -> Any:
+    """Decode a request body; 400 when malformed, too deep or holding too many arrays and
+    objects, 415 for another media type."""
     if content_type == JSON:
-        try:
-            return json.loads(raw, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
-            raise ApiError(400, "malformed_body", f"body is not valid JSON: {exc}") from exc
-    if content_type in _MSGPACK_TYPES:
-        try:
-            return msgpack.unpackb(raw, raw=False, strict_map_key=True)
-        except Exception as exc:  # msgpack raises several unrelated types for bad input
-            raise ApiError(400, "malformed_body", "body is not valid msgpack") from exc
-    raise ApiError(
+        decoder = _decode_json
+    elif content_type in _MSGPACK_TYPES:
+        decoder = _decode_msgpack
+    else:
+        raise _unsupported(content_type)
+    # msgpack has no scan as cheap as JSON's brackets: its arrays and objects are counted once
+    # decoded. Thousands of them would set off a collection every 700, and now and then one of
+    # the whole heap, at many times the cost of the decoding; a body holds no cycle, and one
+    # refused is freed before collecting resumes.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return decoder(raw)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _unsupported(content_type: str) -> ApiError:
+    return ApiError(
         415,
         "unsupported_media_type",
         f"Content-Type must be {JSON} or {MSGPACK}, got {content_type!r}",
@@ -75,17 +174,39 @@ def _decode(content_type: str, raw: bytes) -> Any:
     )
 
 
+def _decode_msgpack(raw: bytes) -> Any:
+    """msgpack bounds every length it reads by the body's own size; depth and containers are
+    bounded once decoded."""
+    try:
+        data = msgpack.unpackb(raw, raw=False, strict_map_key=True)
+    except msgpack.StackError as exc:  # deeper than msgpack's own limit, 1024 levels
+        raise too_deep() from exc
+    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        raise ApiError(400, "malformed_body", "body is not valid msgpack") from exc
+    refusal = _msgpack_refusal(data)
+    if refusal is not None:
+        # Freed now, while collecting waits, rather than kept alive by the traceback.
+        del data
+        raise refusal
+    return data
+
+
 async def read_body(request: web.Request, limit: int) -> Any:
-    """The decoded body; an empty body reads as an empty object."""
+    """The decoded body; an empty body reads as an empty object.
+
+    A body declared over `limit` is refused before a byte of it is read, and one that is not
+    declared (chunked, or compressed) as soon as what was read passes `limit`.
+    """
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge as exc:
-        raise too_large(limit) from exc
+    raw = bytearray()
+    while chunk := await request.content.readany():
+        raw += chunk
+        if len(raw) > limit:
+            raise too_large(limit)
     if not raw:
         return {}
-    return decode(request.content_type, raw)
+    return decode(request.content_type, bytes(raw))
 
 
 def too_large(limit: int) -> ApiError:

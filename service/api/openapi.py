@@ -13,6 +13,7 @@ from service.api.endpoints import (
     Endpoint,
     Endpoints,
 )
+from service.config import Settings
 
 _REF = "#/components/schemas/{model}"
 _STATUS_TEXT = {
@@ -92,7 +93,7 @@ def error_statuses(endpoint: Endpoint) -> list[int]:
     return sorted(statuses)
 
 
-def _operation(endpoint: Endpoint) -> dict[str, Any]:
+def _operation(endpoint: Endpoint, max_body_bytes: int) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "Success"}
     if endpoint.media:
         ok["content"] = {media: {"schema": {"type": "string"}} for media in endpoint.media}
@@ -114,7 +115,12 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
     if endpoint.body is not None:
         # A body whose fields are all optional may be left out: it reads as {}.
         required = bool(endpoint.body.model_json_schema().get("required"))
-        operation["requestBody"] = {"required": required, "content": _content(_ref(endpoint.body))}
+        operation["requestBody"] = {
+            "required": required,
+            "description": f"at most {max_body_bytes} bytes (MAX_BODY_BYTES), else a 413",
+            "content": _content(_ref(endpoint.body)),
+            "x-max-body-bytes": max_body_bytes,
+        }
     if endpoint.auth == "player":
         operation["security"] = [{"bearer": []}]
     elif endpoint.auth == "ops":
@@ -136,12 +142,15 @@ def _schemas(endpoints: list[Endpoint]) -> dict[str, Any]:
 
 
 def build_document(
-    tables: list[Endpoints], extra_schemas: dict[str, Any] | None = None
+    tables: list[Endpoints],
+    extra_schemas: dict[str, Any] | None = None,
+    max_body_bytes: int = Settings.max_body_bytes,
 ) -> dict[str, Any]:
     endpoints = [e for table in tables for e in table.items]
     paths: dict[str, Any] = {}
     for endpoint in endpoints:
-        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint)
+        operation = _operation(endpoint, max_body_bytes)
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
     return {
         "openapi": "3.1.0",
         "info": {

@@ -5,8 +5,13 @@ import msgpack
 import pytest
 
 from service.api import codec
+from service.api.battles import MAX_LEVEL, SPECIES, SimulateRequest
 from service.api.codec import prefers_msgpack
 from service.api.errors import ApiError
+from service.api.matches import INT32, NewMatch
+from service.api.runs import EndTurn
+from service.config import Settings
+from service.games.registry import REGISTRY
 from service.usecases import battles
 from tests.http import Api
 
@@ -67,14 +72,21 @@ async def test_unsupported_content_type_is_415(api: Api, accept: str) -> None:
 
 
 @pytest.mark.parametrize("accept", ["application/json", "application/msgpack"])
-async def test_body_over_one_mebibyte_is_413(api: Api, accept: str) -> None:
-    big = json.dumps({"name": "x" * (1024 * 1024)}).encode()
-    answer = await api.post(
-        "/v1/players", raw=big, headers={"Content-Type": "application/json", "Accept": accept}
-    )
+async def test_a_body_of_max_body_bytes_is_read_and_one_byte_more_is_413(
+    api: Api, settings: Settings, accept: str
+) -> None:
+    limit = settings.max_body_bytes
+    assert limit == 16 * 1024
+    headers = {"Content-Type": "application/json", "Accept": accept}
+    padding = limit - len(json.dumps({"name": ""}))
+    exact = json.dumps({"name": "x" * padding}).encode()
+    assert len(exact) == limit
+    read = await api.post("/v1/players", raw=exact, headers=headers)
+    assert (read.status, read.error_code) == (422, "invalid_field")
+    answer = await api.post("/v1/players", raw=exact + b" ", headers=headers)
     assert answer.status == 413
     assert answer.error_code == "body_too_large"
-    assert answer.body["error"]["details"]["limit"] == 1024 * 1024
+    assert answer.body["error"]["details"]["limit"] == limit
 
 
 async def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
@@ -115,15 +127,27 @@ def _within(depth: int, container: str) -> Any:
     return body
 
 
-@pytest.mark.parametrize("container", ["dict", "list"])
-def test_depth_limit_admits_max_depth_and_refuses_one_more(container: str) -> None:
-    raw = json.dumps(_within(codec.MAX_DEPTH, container)).encode()
-    assert codec.decode(codec.JSON, raw) == _within(codec.MAX_DEPTH, container)
-    deeper = msgpack.packb(_within(codec.MAX_DEPTH + 1, container))
+def _encoded(body: Any, fmt: str) -> tuple[str, bytes]:
+    if fmt == "json":
+        return codec.JSON, json.dumps(body).encode()
+    return codec.MSGPACK, msgpack.packb(body)
+
+
+def _refusal(content_type: str, raw: bytes) -> ApiError:
     with pytest.raises(ApiError) as refused:
-        codec.decode(codec.MSGPACK, deeper)
-    assert refused.value.code == "malformed_body"
-    assert refused.value.details == {"max_depth": codec.MAX_DEPTH}
+        codec.decode(content_type, raw)
+    return refused.value
+
+
+@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+@pytest.mark.parametrize("container", ["dict", "list"])
+def test_depth_limit_admits_max_depth_and_refuses_one_more(container: str, fmt: str) -> None:
+    assert codec.decode(*_encoded(_within(codec.MAX_DEPTH, container), fmt)) == _within(
+        codec.MAX_DEPTH, container
+    )
+    refused = _refusal(*_encoded(_within(codec.MAX_DEPTH + 1, container), fmt))
+    assert (refused.status, refused.code) == (400, "malformed_body")
+    assert refused.details == {"max_depth": codec.MAX_DEPTH}
 
 
 def test_depth_counts_the_deepest_branch_not_the_first() -> None:
@@ -131,6 +155,159 @@ def test_depth_counts_the_deepest_branch_not_the_first() -> None:
     with pytest.raises(ApiError):
         codec.decode(codec.JSON, json.dumps(body).encode())
     assert codec.decode(codec.JSON, json.dumps({"a": [], "b": body["a"]}).encode())
+
+
+@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+def test_a_body_deeper_than_the_parsers_own_limit_is_refused_by_depth(fmt: str) -> None:
+    """Past 1024 levels orjson and msgpack refuse a body themselves: still a depth refusal."""
+    raw = b"[" * 2000 + b"]" * 2000 if fmt == "json" else b"\x91" * 2000 + b"\x90"
+    refused = _refusal(codec.JSON if fmt == "json" else codec.MSGPACK, raw)
+    assert refused.details == {"max_depth": codec.MAX_DEPTH}
+
+
+def test_brackets_inside_strings_do_not_count_for_depth() -> None:
+    deep_text = "[" * 40 + '\\"{' * 40 + "]" * 40
+    body = {"a": deep_text, 'k"[[[': ["]]]", "\\", '"'], "b": _within(codec.MAX_DEPTH - 1, "list")}
+    assert codec.decode(codec.JSON, json.dumps(body).encode()) == body
+    escaped = json.dumps(body, ensure_ascii=True).encode()
+    assert codec.decode(codec.JSON, escaped) == body
+
+
+@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+def test_a_body_holds_at_most_max_containers_arrays_and_objects(fmt: str) -> None:
+    """Each array and object is an object to allocate and to collect: their number, not the
+    bytes, is what a body costs."""
+    most = {"moves": [{"m": i} for i in range(codec.MAX_CONTAINERS - 2)]}
+    assert codec.decode(*_encoded(most, fmt)) == most
+    refused = _refusal(*_encoded({**most, "one": []}, fmt))
+    assert (refused.status, refused.code) == (400, "malformed_body")
+    assert refused.details == {"max_containers": codec.MAX_CONTAINERS}
+
+
+def _same(decoded: Any, expected: Any) -> bool:
+    """Equal, and of the same types throughout (1 == 1.0 == True in Python)."""
+    return json.dumps(decoded) == json.dumps(expected) and repr(decoded) == repr(expected)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": 1, "a": 2}',
+        b"[18446744073709551615, 18446744073709551616, -9223372036854775808]",
+        b'{"seed": -9223372036854775809, "big": 123456789012345678901234567890}',
+        b"[0.1, 1e2, 1E-7, -0.0, 1.7976931348623157e308, 0.12345678901234567890123]",
+        b'{"text": "\\u00f1and\\u00fa \\ud83d\\ude00 \\"q\\" \\\\ \\/", "k": null, "t": true}',
+        b'  [ {} , [] , "" ]  ',
+        "\ufeff".encode() + b'{"bom": 1}',
+        '{"utf16": "\u00f1"}'.encode("utf-16"),
+        '{"utf32": "\u00f1"}'.encode("utf-32"),
+    ],
+)
+def test_json_bodies_read_as_the_json_module_read_them(raw: bytes) -> None:
+    decoded = codec.decode(codec.JSON, raw)
+    assert _same(decoded, json.loads(raw))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"n": NaN}',
+        b'{"n": Infinity}',
+        b"[-Infinity]",
+        b"[1e400]",
+        b'{"name": "\\ud800"}',
+        b'{"name": "\xff"}',
+        b"[1, 2",
+        b"][",
+    ],
+)
+def test_json_the_service_cannot_hold_is_400(raw: bytes) -> None:
+    """Numbers no double holds and strings that are not Unicode (a lone surrogate) cannot be
+    stored or answered: refused, as a body that is not JSON is."""
+    refused = _refusal(codec.JSON, raw)
+    assert (refused.status, refused.code) == (400, "malformed_body")
+    assert refused.message.startswith("body is not valid JSON")
+
+
+def _largest(schema: dict[str, Any]) -> Any:
+    """A value of the JSON schema that takes about the most bytes: the longest choices, the
+    most items, every property (an upper bound where the schema allows only some at once)."""
+
+    def size(value: Any) -> int:
+        return len(json.dumps(value))
+
+    if "enum" in schema:
+        return max(schema["enum"], key=size)
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: _largest(part) for name, part in schema["properties"].items()}
+    if kind == "array":
+        return [_largest(schema["items"])] * schema["maxItems"]
+    if kind == "integer":
+        return max(schema.get("minimum", 0), schema.get("maximum", 0), key=size)
+    if kind == "string":
+        return "x" * schema["maxLength"]
+    return max((_largest(part) for part in schema.get("oneOf", schema.get("anyOf"))), key=size)
+
+
+def _largest_bodies() -> dict[str, Any]:
+    """The largest body each kind of request can have and still be valid."""
+    bodies: dict[str, Any] = {}
+    for game in REGISTRY.games():
+        options = {
+            name: spec.get("max", max(spec.get("choices", [True]), key=lambda c: len(str(c))))
+            for name, spec in game.options_schema().items()
+        }
+        schema = game.loadout_schema()
+        bodies[f"POST /v1/matches {game.id}"] = NewMatch.model_validate(
+            {
+                "game": game.id,
+                "ruleset": game.ruleset,
+                "seats": game.max_seats,
+                "options": options,
+                "bots": [-INT32] * (game.max_seats - 1),
+                "loadout": None if schema is None else _largest(schema),
+                "turn_seconds": 7 * 24 * 3600,
+            }
+        ).model_dump()
+    species = max(SPECIES, key=len)
+    warband = {"cryptids": [{"species": species, "ability": 1, "level": MAX_LEVEL}] * 16}
+    bodies["POST /v1/battles/simulate"] = SimulateRequest.model_validate(
+        {"seed": 2**64 - 1, "a": warband, "b": warband, "ruleset": "r" * 64}
+    ).model_dump()
+    bodies["POST /v1/runs/{id}/end-turn"] = EndTurn.model_validate(
+        {
+            "version": INT32,
+            "round": 10_000,
+            "order": [64] * 64,
+            "abilities": [1] * 64,
+            "moves": [{"move": "buy", "slot": 64, "position": 64}] * 64,
+        }
+    ).model_dump()
+    return bodies
+
+
+def test_the_largest_valid_bodies_fit_max_body_bytes_twice_over(settings: Settings) -> None:
+    """The limit is far below a megabyte and far above any valid request, indented JSON too."""
+    for name, body in _largest_bodies().items():
+        indented = json.dumps(body, indent=2).encode()
+        for encoded in (indented, msgpack.packb(body)):
+            assert 2 * len(encoded) <= settings.max_body_bytes, (name, len(encoded))
+        assert codec.decode(codec.JSON, indented) == json.loads(indented)
+
+
+async def test_the_body_limit_is_in_the_openapi_document(api: Api, settings: Settings) -> None:
+    document = (await api.get("/v1/openapi.json")).body
+    bodies = [
+        operation["requestBody"]
+        for operations in document["paths"].values()
+        for operation in operations.values()
+        if "requestBody" in operation
+    ]
+    assert len(bodies) > 10
+    assert {body["x-max-body-bytes"] for body in bodies} == {settings.max_body_bytes}
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,25 @@
 """Input a careless or hostile client sends: each gets its 4xx in the error shape, never a 500."""
 
 import asyncio
+import base64
+import gzip
+import json
+import os
+import re
+import statistics
+import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
+from aiohttp import WSCloseCode
 
 from service.api.auth import issue_token
+from service.config import Settings
 from tests.conftest import TEST_SECRET, running_service
 from tests.http import Api
 
@@ -143,3 +154,212 @@ async def test_a_msgpack_body_with_a_map_key_that_is_not_a_string_is_400(api: Ap
         "/v1/players", token=token, raw=raw, headers={"Content-Type": "application/msgpack"}
     )
     assert (answer.status, answer.error_code) == (400, "malformed_body")
+
+
+# -- what a body or a frame may cost --
+
+MEGABYTE = 1_000_000
+
+
+async def _connect(api: Api) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    host, port = api.base_url.removeprefix("http://").split(":")
+    return await asyncio.open_connection(host, int(port))
+
+
+async def _answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, Any]]:
+    """The status and JSON body of the answer, read within a few seconds."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), ANSWER_WAIT)
+    length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+    body = await asyncio.wait_for(reader.readexactly(length), ANSWER_WAIT)
+    return int(head.split(b" ", 2)[1]), json.loads(body)
+
+
+ANSWER_WAIT = 5.0
+
+
+async def test_a_1_mb_body_is_refused_by_its_content_length_before_it_is_sent(api: Api) -> None:
+    reader, writer = await _connect(api)
+    try:
+        # Unauthenticated, and only the first KiB of the megabyte it declares.
+        writer.write(
+            b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % MEGABYTE + b'{"name": "' + b"x" * 1024
+        )
+        status, body = await _answer(reader)
+    finally:
+        writer.close()
+    assert (status, body["error"]["code"]) == (413, "body_too_large")
+    assert body["error"]["details"]["limit"] == Settings.max_body_bytes == 16 * 1024
+
+
+async def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(api: Api) -> None:
+    reader, writer = await _connect(api)
+    try:
+        writer.write(
+            b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        # Twice the limit, and never the last chunk: the answer must come without it.
+        for _ in range(8):
+            writer.write(b"1000\r\n" + b"x" * 0x1000 + b"\r\n")
+        status, body = await _answer(reader)
+    finally:
+        writer.close()
+    assert (status, body["error"]["code"]) == (413, "body_too_large")
+
+
+async def test_a_compressed_body_is_refused_once_it_inflates_past_the_limit(api: Api) -> None:
+    bomb = gzip.compress(b'{"name": "' + b"x" * (10 * MEGABYTE) + b'"}')
+    assert len(bomb) < Settings.max_body_bytes
+    answer = await api.post(
+        "/v1/players",
+        raw=bomb,
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+    assert (answer.status, answer.error_code) == (413, "body_too_large")
+
+
+@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+async def test_the_deepest_body_within_the_limit_is_400_and_names_the_depth(
+    api: Api, fmt: str
+) -> None:
+    """Deeper than the parsers' own limits (1024 levels): refused by depth all the same."""
+    _, token = await api.new_player("deeper")
+    raw = b"[" * 8000 + b"]" * 8000 if fmt == "json" else b"\x91" * 16000 + b"\x90"
+    media = "application/json" if fmt == "json" else "application/msgpack"
+    answer = await api.post(
+        f"/v1/matches/{uuid.uuid4()}/actions", token=token, raw=raw, headers={"Content-Type": media}
+    )
+    assert (answer.status, answer.error_code) == (400, "malformed_body")
+    assert answer.body["error"]["details"] == {"max_depth": 32}
+
+
+async def _frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One frame from the server (unmasked): its opcode and payload."""
+    first, second = await reader.readexactly(2)
+    length = second & 0x7F
+    if length >= 126:
+        length = int.from_bytes(await reader.readexactly(2 if length == 126 else 8), "big")
+    return first & 0x0F, await reader.readexactly(length)
+
+
+async def test_a_1_mb_frame_closes_the_socket_from_its_header_before_it_is_sent(api: Api) -> None:
+    _, token = await api.new_player("framer")
+    created = await api.post("/v1/matches", {"game": "necromancers", "seats": 2}, token=token)
+    reader, writer = await _connect(api)
+    try:
+        key = base64.b64encode(os.urandom(16))
+        writer.write(
+            b"GET /v1/matches/%s/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %s\r\n"
+            b"Authorization: Bearer %s\r\n\r\n"
+            % (created.body["match_id"].encode(), key, token.encode())
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), ANSWER_WAIT)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        # A masked text frame that declares a megabyte, and only its first KiB.
+        writer.write(
+            bytes([0x81, 0x80 | 127]) + MEGABYTE.to_bytes(8, "big") + os.urandom(4) + b"x" * 1024
+        )
+        opcode = 1
+        while opcode != 8:  # the match's backlog may come first
+            opcode, payload = await asyncio.wait_for(_frame(reader), ANSWER_WAIT)
+    finally:
+        writer.close()
+    assert int.from_bytes(payload[:2], "big") == WSCloseCode.MESSAGE_TOO_BIG
+
+
+CYCLES = 5
+SAMPLES_PER_WINDOW = 10
+SAMPLE_GAP_SECONDS = 0.02
+RAMP_SECONDS = 0.1
+SETTLE_SECONDS = 0.2
+# A few seconds when the service holds; a service that does not fails here rather than hang.
+MEASURING_SECONDS = 60.0
+
+
+async def _latencies_ms(api: Api, token: str) -> list[float]:
+    """SAMPLES_PER_WINDOW times of `GET /v1/players/me`, a little apart."""
+    headers = {"Authorization": f"Bearer {token}"}
+    latencies = []
+    for _ in range(SAMPLES_PER_WINDOW):
+        started = time.perf_counter()
+        async with api.session.get(api.base_url + "/v1/players/me", headers=headers) as answer:
+            await answer.read()
+            assert answer.status == 200
+        latencies.append((time.perf_counter() - started) * 1000)
+        await asyncio.sleep(SAMPLE_GAP_SECONDS)
+    return latencies
+
+
+async def test_a_bystanders_p50_stays_within_twice_idle_while_one_account_does_its_worst(
+    settings: Settings, fresh_database_url: str, repo_root: Path
+) -> None:
+    """1 MB bodies declared and chunked, the deepest and the dearest bodies and frames within
+    the limit, 1 MB frames: one account sends them all at once, as fast as the limits every
+    account has let it, from a process of its own (tests/api/hostile_client.py).
+
+    The bystander is timed in windows, idle and under attack in turn, so that what else the
+    machine does weighs on both alike: CYCLES times SAMPLES_PER_WINDOW samples of each."""
+    shipped = Settings(
+        port=0,
+        database_url=fresh_database_url,
+        data_dir=settings.data_dir,
+        secret_key=settings.secret_key,
+        ops_token=settings.ops_token,
+    )
+    async with running_service(shipped) as api:
+        _, bystander = await api.new_player("bystander")
+        _, hostile = await api.new_player("hostile")
+        created = await api.post("/v1/matches", {"game": "necromancers", "seats": 2}, token=hostile)
+        spec = {
+            "base_url": api.base_url,
+            "token": hostile,
+            "match_id": created.body["match_id"],
+            "rate": shipped.rate_limit_per_second,
+        }
+        attacker = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.api.hostile_client",
+            json.dumps(spec),
+            cwd=repo_root,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert attacker.stdin is not None and attacker.stdout is not None
+        try:
+            assert await attacker.stdout.readline() == b"started\n"
+            idle: list[float] = []
+            loaded: list[float] = []
+            async with asyncio.timeout(MEASURING_SECONDS):
+                for _ in range(CYCLES):
+                    idle += await _latencies_ms(api, bystander)
+                    attacker.stdin.write(b"go\n")
+                    await asyncio.sleep(RAMP_SECONDS)
+                    loaded += await _latencies_ms(api, bystander)
+                    attacker.stdin.write(b"stop\n")
+                    await asyncio.sleep(SETTLE_SECONDS)
+            attacker.stdin.close()
+            output, _ = await asyncio.wait_for(attacker.communicate(), 30)
+        finally:
+            if attacker.returncode is None:
+                attacker.kill()
+                await attacker.wait()
+    answers = json.loads(output)
+    idle_p50, loaded_p50 = statistics.median(idle), statistics.median(loaded)
+    print(
+        f"\nbystander GET /v1/players/me p50: idle {idle_p50:.2f} ms, under attack"
+        f" {loaded_p50:.2f} ms ({loaded_p50 / idle_p50:.2f}x); p90 idle"
+        f" {statistics.quantiles(idle, n=10)[-1]:.2f} ms, under attack"
+        f" {statistics.quantiles(loaded, n=10)[-1]:.2f} ms"
+    )
+    for kind, counts in answers.items():
+        print(f"  {kind}: {dict(sorted(counts.items()))}")
+    assert answers["1 MB body"].get("413", 0) > 0
+    assert answers["1 MB chunked body"].get("413", 0) > 0
+    assert answers["16 KiB deep body"].get("400", 0) > 0
+    assert answers["16 KiB dearest body"].get("400", 0) > 0
+    assert answers["16 KiB dearest frames"].get("400", 0) > 0
+    assert answers["1 MB frames"].get(f"closed {WSCloseCode.MESSAGE_TOO_BIG.value}", 0) > 0
+    assert loaded_p50 <= 2 * idle_p50
