@@ -113,6 +113,8 @@ class Settings:
     rated_ghost_repeat_seconds: int = 24 * 3600
     # -- addresses, sign-in and the ops door --
     # -- bodies and frames --
+    # Frames a WebSocket may send in a row past the rate limit before it is closed.
+    max_limited_frames: int = 10
     # -- growth and retention --
     # Seats one player may hold in matches still waiting for players, and in matches not over.
     max_waiting_matches: int = 5
@@ -176,6 +178,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rated_ghost_repeat_seconds=_int(env, "RATED_GHOST_REPEAT_SECONDS", 24 * 3600),
         # -- addresses, sign-in and the ops door --
         # -- bodies and frames --
+        max_limited_frames=_int(env, "MAX_LIMITED_FRAMES", 10, minimum=1),
         # -- growth and retention --
         max_waiting_matches=_int(env, "MAX_WAITING_MATCHES", 5, minimum=1),
         max_open_matches=_int(env, "MAX_OPEN_MATCHES", 20, minimum=1),

@@ -7,6 +7,10 @@ in the socket's encoding: {"reply": ref, "answer": …}, the answer POST …/act
 {"reply": ref, "status": …, "error": {code, message, details}}, with the status and error that
 request would have had. The events an answer holds are not pushed to the socket again.
 
+A frame costs what it is worth: one over MAX_BODY_BYTES is refused from its header, before it
+is read, and closes the socket (1009); the rate limit's token is taken before a frame is
+decoded; MAX_LIMITED_FRAMES frames in a row past the limit close the socket (1008).
+
 Sends are taken in turn (one lock), so a push never overtakes the reply of an action in flight
 and the socket closes only once that reply is out.
 """
@@ -44,6 +48,7 @@ from service.api.keys import (
 from service.api.matches import INT32, INT64
 from service.api.middleware import refusal_of
 from service.runtime import metrics
+from service.usecases.errors import ServiceError
 from service.usecases.matches import follow, play
 from service.usecases.matches.follow import Cursor
 
@@ -107,6 +112,8 @@ class MatchSocket:
         self.binary = codec.prefers_msgpack(call.request.headers.get("Accept"))
         self.cursor = Cursor(call.query.after)
         self.sending = asyncio.Lock()
+        # Frames refused by the rate limit since the last one it let through.
+        self.limited_in_a_row = 0
 
     async def send(self, data: Any) -> None:
         encoded, _ = codec.encode(data, self.binary)
@@ -137,24 +144,36 @@ class MatchSocket:
             await self.socket.close(code=WSCloseCode.INTERNAL_ERROR)
 
     async def answer(self, message: WSMessage) -> None:
-        """Reply to one frame from the client: the action's answer, or why it was refused."""
+        """Reply to one frame from the client: the action's answer, or why it was refused.
+
+        A socket that goes on sending past its rate limit, MAX_LIMITED_FRAMES frames in a row,
+        is closed (1008): each refusal costs little, but a flood of them would not.
+        """
         started = time.perf_counter()
         async with self.sending:
             reply = await self._reply(message)
             await self.send(reply)
+            if self.limited_in_a_row >= self.app[SETTINGS].max_limited_frames:
+                await self.socket.close(
+                    code=WSCloseCode.POLICY_VIOLATION, message=b"frames past the rate limit"
+                )
         status = reply.get("status", 200)
         if status >= 400 or self.app[SETTINGS].log_requests == "all":
             ms = round((time.perf_counter() - started) * 1000, 2)
             log.info("socket_action", match_id=str(self.match_id), status=status, ms=ms)
 
     async def _reply(self, message: WSMessage) -> dict[str, Any]:
+        # The token is taken before the frame is decoded, so a frame past the limit costs no
+        # decoding; its reply cannot name its `ref`, and replies come in the frames' order.
+        wait = self.app[LIMITER].take(self.player_id)
+        if wait > 0:
+            self.limited_in_a_row += 1
+            return _refused(None, rate_limited(wait))
+        self.limited_in_a_row = 0
         ref: Ref | None = None
         try:
             data = _decode(message)
             ref = _ref_of(data)
-            wait = self.app[LIMITER].take(self.player_id)
-            if wait > 0:
-                raise rate_limited(wait)
             try:
                 frame = SocketAction.model_validate(data)
             except ValidationError as exc:
@@ -173,11 +192,15 @@ class MatchSocket:
             if error is None:
                 log.exception("websocket_action_failed", match_id=str(self.match_id))
                 error = ApiError(500, "internal", "internal error")
-            return {"reply": ref, "status": status_of(error), **error_body(error)}
+            return _refused(ref, error)
         # Under the send lock: the follower will skip what this answer delivers.
         if acted.covers is not None:
             self.cursor.answered(*acted.covers, acted.answer["status"])
         return {"reply": ref, "answer": acted.answer}
+
+
+def _refused(ref: Ref | None, error: ServiceError) -> dict[str, Any]:
+    return {"reply": ref, "status": status_of(error), **error_body(error)}
 
 
 def _decode(message: WSMessage) -> Any:
@@ -216,8 +239,10 @@ async def websocket(call: Call) -> web.WebSocketResponse:
     match_id = call.uuid_param("match_id", "match")
     app = call.request.app
     await follow.ensure_exists(app[POOL], match_id)
+    # aiohttp refuses a frame of max_msg_size bytes or more from its header, before reading
+    # it, and closes the socket (1009): a frame may be as large as a request body.
     socket = web.WebSocketResponse(
-        heartbeat=HEARTBEAT_SECONDS, max_msg_size=app[SETTINGS].max_body_bytes
+        heartbeat=HEARTBEAT_SECONDS, max_msg_size=app[SETTINGS].max_body_bytes + 1
     )
     await socket.prepare(call.request)
     app[MATCH_SOCKETS].add(socket)

@@ -240,13 +240,56 @@ async def test_socket_actions_count_against_the_players_rate_limit(make_settings
     assert set(codes[:limited]) == {"stale_version"} and set(codes[limited:]) == {"rate_limited"}
 
 
-async def test_a_frame_over_the_body_limit_closes_the_socket(make_settings: Any) -> None:
+async def test_a_frame_of_the_body_limit_is_answered_and_one_byte_more_closes_the_socket(
+    make_settings: Any,
+) -> None:
     async with running_service(make_settings(max_body_bytes=1000)) as api:
         tokens = await new_players(api, 2)
         match_id = await start_match(api, tokens)
         ws = await _open(api, tokens[0], match_id)
-        await ws.send_str(json.dumps({"version": 0, "action": {"type": "x" * 1000}}))
+        frame = {"ref": "edge", "version": 0, "action": {"type": ""}}
+        frame["action"]["type"] = "x" * (1000 - len(json.dumps(frame)))
+        assert len(json.dumps(frame)) == 1000
+        await ws.send_str(json.dumps(frame))
+        reply = await receive(ws)
+        while "reply" not in reply:  # a push may come first
+            reply = await receive(ws)
+        assert reply["reply"] == "edge" and reply["status"] < 500
+        await ws.send_str(json.dumps(frame) + " ")
         closing = await ws.receive(timeout=5)
+        while closing.type == aiohttp.WSMsgType.TEXT:
+            closing = await ws.receive(timeout=5)
         assert closing.type == aiohttp.WSMsgType.CLOSE
         assert ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
         assert (await read(api, tokens[0], match_id))["version"] == 0
+
+
+async def test_frames_past_the_rate_limit_are_refused_unread_and_close_the_socket(
+    make_settings: Any,
+) -> None:
+    """A frame past the limit is answered 429 before it is decoded (its reply cannot name its
+    `ref`, and one that would be a 422 is a 429); MAX_LIMITED_FRAMES of them in a row close
+    the socket (1008)."""
+    settings = make_settings(rate_limit_per_second=0.001, rate_limit_burst=12, max_limited_frames=3)
+    async with running_service(settings) as api:
+        tokens, match_id, seat, _ = await _new_match(api)
+        ws = await _open(api, tokens[seat], match_id)
+        try:
+            replies = []
+            for ref in range(20):
+                # Decoded, it would be refused 422 and its reply would name its ref.
+                await ws.send_str(json.dumps({"ref": ref, "version": "not a number"}))
+                message = await ws.receive(timeout=5)
+                if message.type != aiohttp.WSMsgType.TEXT:
+                    break
+                reply = json.loads(message.data)
+                if "reply" in reply:
+                    replies.append((reply["reply"], reply["status"], reply["error"]["code"]))
+        finally:
+            await ws.close()
+    limited = [reply for reply in replies if reply[1] == 429]
+    read_ones = replies[: len(replies) - len(limited)]
+    assert read_ones and all(status == 422 and ref is not None for ref, status, _ in read_ones)
+    assert limited == [(None, 429, "rate_limited")] * 3
+    assert message.type == aiohttp.WSMsgType.CLOSE
+    assert ws.close_code == aiohttp.WSCloseCode.POLICY_VIOLATION
