@@ -10,7 +10,7 @@ from typing import Any, Literal
 from uuid import UUID
 
 import structlog
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from service.api import auth, codec
@@ -268,7 +268,25 @@ def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.Stre
     return handle
 
 
+async def _continue_within_limit(request: web.Request) -> None:
+    """`Expect: 100-continue` is answered only for a body within MAX_BODY_BYTES: a larger one
+    gets its 413 before the client has sent it. Otherwise as aiohttp answers it."""
+    if request.version != HttpVersion11:
+        return
+    expect = request.headers.get("Expect", "")
+    if expect.lower() != "100-continue":
+        raise web.HTTPExpectationFailed(text=f"Unknown Expect: {expect}")
+    length = request.content_length
+    if (length is None or length <= request.app[SETTINGS].max_body_bytes) and request.transport:
+        request.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+
 def register(app: web.Application, tables: list[Endpoints]) -> None:
     for table in tables:
         for endpoint in table.items:
-            app.router.add_route(endpoint.method, endpoint.path, to_aiohttp(endpoint))
+            app.router.add_route(
+                endpoint.method,
+                endpoint.path,
+                to_aiohttp(endpoint),
+                expect_handler=_continue_within_limit,
+            )

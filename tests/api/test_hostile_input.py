@@ -159,6 +159,7 @@ async def test_a_msgpack_body_with_a_map_key_that_is_not_a_string_is_400(api: Ap
 # -- what a body or a frame may cost --
 
 MEGABYTE = 1_000_000
+ANSWER_WAIT = 5.0
 
 
 async def _connect(api: Api) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -169,12 +170,10 @@ async def _connect(api: Api) -> tuple[asyncio.StreamReader, asyncio.StreamWriter
 async def _answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, Any]]:
     """The status and JSON body of the answer, read within a few seconds."""
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), ANSWER_WAIT)
-    length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
-    body = await asyncio.wait_for(reader.readexactly(length), ANSWER_WAIT)
+    length = re.search(rb"(?i)content-length: *(\d+)", head)
+    assert length is not None, head
+    body = await asyncio.wait_for(reader.readexactly(int(length[1])), ANSWER_WAIT)
     return int(head.split(b" ", 2)[1]), json.loads(body)
-
-
-ANSWER_WAIT = 5.0
 
 
 async def test_a_1_mb_body_is_refused_by_its_content_length_before_it_is_sent(api: Api) -> None:
@@ -190,6 +189,30 @@ async def test_a_1_mb_body_is_refused_by_its_content_length_before_it_is_sent(ap
         writer.close()
     assert (status, body["error"]["code"]) == (413, "body_too_large")
     assert body["error"]["details"]["limit"] == Settings.max_body_bytes == 16 * 1024
+
+
+async def test_a_client_that_asks_before_sending_a_1_mb_body_is_told_413_not_to_continue(
+    api: Api,
+) -> None:
+    head = b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    reader, writer = await _connect(api)
+    try:
+        writer.write(head + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % MEGABYTE)
+        status, body = await _answer(reader)
+        assert (status, body["error"]["code"]) == (413, "body_too_large")
+    finally:
+        writer.close()
+    small = b'{"name": "asked"}'
+    reader, writer = await _connect(api)
+    try:
+        writer.write(head + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(small))
+        interim = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), ANSWER_WAIT)
+        assert interim.startswith(b"HTTP/1.1 100 Continue")
+        writer.write(small)
+        status, body = await _answer(reader)
+        assert (status, body["name"]) == (201, "asked")
+    finally:
+        writer.close()
 
 
 async def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(api: Api) -> None:
