@@ -40,11 +40,12 @@ from service.api.keys import (
     MATCH_SOCKETS,
     POOL,
     SETTINGS,
+    SHARED_LIMITS,
     TOKENS,
 )
 from service.api.middleware import request_context, tag_instance
 from service.api.openapi import build_document
-from service.api.ratelimit import RateLimiter
+from service.api.ratelimit import RateLimiter, SharedLimits, keep_shared
 from service.config import Settings
 from service.runtime.metrics import sample_pool
 from service.store.database import apply_schema, create_pool, is_unavailable
@@ -160,6 +161,14 @@ async def _idle_runs(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _rate_limits(app: web.Application) -> AsyncIterator[None]:
+    """This process's per-request limits kept in step with the other processes', on every
+    instance (service/api/ratelimit.py)."""
+    limiter, seconds = app[LIMITER], app[SETTINGS].rate_limit_sync_seconds
+    async with _running(keep_shared(app[POOL], limiter, seconds)):
+        yield
+
+
 async def _partitions(app: web.Application) -> AsyncIterator[None]:
     """The coming days' partitions of snapshots and battles, made a week before they are
     needed, on every instance."""
@@ -184,6 +193,7 @@ def create_app(settings: Settings) -> web.Application:
     )
     app[SETTINGS] = settings
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
+    app[SHARED_LIMITS] = SharedLimits(settings)
     app[TOKENS] = VerifiedTokens(settings.secret_key)
     app[KNOWN_PLAYERS] = KnownPlayers()
     app[MATCH_CACHE] = MatchCache()
@@ -196,6 +206,7 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.extend(
         [_database, _pool_gauges, _match_push, _sweeper, _idle_runs, _partitions]
     )
+    app.cleanup_ctx.append(_rate_limits)
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.
     app.on_shutdown.append(match_socket.close_sockets)

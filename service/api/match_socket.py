@@ -26,15 +26,15 @@ import structlog
 from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from service.api import auth, codec
-from service.api.endpoints import MAX_KEY_LENGTH, Body, Call, Endpoints, Query
+from service.api import codec
+from service.api.address import client_address
+from service.api.endpoints import MAX_KEY_LENGTH, Body, Call, Endpoints, Query, authenticate
 from service.api.errors import (
     ApiError,
     error_body,
     from_validation_error,
     rate_limited,
     status_of,
-    unauthorized,
 )
 from service.api.keys import (
     LIMITER,
@@ -43,7 +43,7 @@ from service.api.keys import (
     MATCH_SOCKETS,
     POOL,
     SETTINGS,
-    TOKENS,
+    SHARED_LIMITS,
 )
 from service.api.matches import INT32, INT64
 from service.api.middleware import refusal_of
@@ -89,14 +89,21 @@ class SocketAction(Body):
     ) = None
 
 
-def _socket_player(call: Call) -> UUID:
+async def _socket_player(call: Call) -> UUID:
+    """The player of the handshake's token (the bearer header, or `?token=` for browsers);
+    each handshake counts against that player and against the client's address, in the
+    buckets every process shares."""
     query: SocketQuery = call.query
-    header = call.request.headers.get("Authorization")
-    try:
-        token = auth.bearer_token(header) if header or query.token is None else query.token
-        return call.request.app[TOKENS].player(token)
-    except auth.InvalidToken as exc:
-        raise unauthorized(str(exc)) from exc
+    request = call.request
+    given = None if request.headers.get("Authorization") or query.token is None else query.token
+    player_id = await authenticate(request, given)
+    shared = request.app[SHARED_LIMITS]
+    await shared.take(
+        request.app[POOL],
+        shared.handshakes_per_player.take(str(player_id)),
+        shared.handshakes_per_address.take(client_address(request)),
+    )
+    return player_id
 
 
 class MatchSocket:
@@ -235,7 +242,7 @@ def _ref_of(data: Any) -> Ref | None:
     errors=(401, 404, 422, 429),
 )
 async def websocket(call: Call) -> web.WebSocketResponse:
-    player_id = _socket_player(call)
+    player_id = await _socket_player(call)
     match_id = call.uuid_param("match_id", "match")
     app = call.request.app
     await follow.ensure_exists(app[POOL], match_id)

@@ -82,10 +82,12 @@ def error_statuses(endpoint: Endpoint) -> list[int]:
         statuses |= {400, 413, 415, 422}
     if endpoint.query is not None:
         statuses.add(422)
+    # Sign-ins and failed authentications count against the client's address: a 429 when
+    # it has none left.
     if endpoint.auth == "player":
-        statuses.add(401)
+        statuses |= {401, 429}
     elif endpoint.auth == "ops":
-        statuses |= {401, 403}
+        statuses |= {401, 403, 429}
     if endpoint.rate_limited:
         statuses.add(429)
     if endpoint.database:
