@@ -4,9 +4,10 @@ Engine-only battles/s, of the compiled build and of the pure one with their rati
 endpoint and the floor endpoint beside it at several concurrencies in msgpack and JSON, with one
 worker and with two; the end-turn loop over HTTP with a pre-filled pairing pool; match actions
 over HTTP and on the WebSocket at several numbers of concurrent matches; each worker's peak
-memory; then the issue targets, each checked against this run. The one-worker and two-worker
-services run side by side on one database, each two-worker figure measured right after its
-one-worker twin. `--pairing` adds the pairing query against a million
+memory; the leaderboard's reads among a million players, each against a read of one player by
+id (bench.leaderboard); then the issue targets, each checked against this run. The one-worker
+and two-worker services run side by side on one database, each two-worker figure measured right
+after its one-worker twin. `--pairing` adds the pairing query against a million
 snapshots (bench.pairing) and the end-turn loop against a million-snapshot pool (a few minutes
 more). `--cluster` measures instead the battle endpoint, end-turn and match actions through
 nginx with 1, 2 and 3 instances (bench.cluster).
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cluster, engine, http, pairing, targets
+from bench import cluster, engine, http, leaderboard, pairing, targets
 from bench.table import format_table
 from service.games.cryptids import ENGINE_BUILD
 from service.runtime.embedded_db import EmbeddedPostgres
@@ -371,6 +372,14 @@ def run(
                 )
                 for i, peak in enumerate(measured.peaks)
             )
+    rows.extend(
+        _blank(
+            str(row["figure"]),
+            **{"median/s": str(row["value"]), **_latency(row)},
+            note=f"{row['vs by id']} a player read by id" if row["vs by id"] else "",
+        )
+        for row in leaderboard.run(smoke=sizes is SMOKE)
+    )
     if with_pairing:
         rows.extend(
             _blank(str(row["figure"]), **{"median/s": str(row["value"]), **_latency(row)})

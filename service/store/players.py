@@ -50,24 +50,55 @@ async def top(conn: asyncpg.Pool, limit: int) -> list[RankedPlayer]:
 
 
 async def around(conn: asyncpg.Pool, player_id: UUID, each_side: int) -> list[RankedPlayer]:
-    """The player with up to `each_side` neighbours above and below."""
+    """The player with up to `each_side` neighbours above and below.
+
+    Every part reads a bounded range of an index, whatever the number of players: the
+    neighbours are two walks of players_rating_idx from the player (those tied with it first,
+    then the next ratings), each stopping after `each_side` rows; the ranks come from
+    rating_counts (players per rating, kept by triggers in schema.sql): one sum of the players
+    rated above the page, a few thousand small rows at most, and the counts of the page's own
+    ratings.
+    """
     rows = await conn.fetch(
         """
         WITH me AS (SELECT rating, player_id FROM players WHERE player_id = $1),
         above AS (
-            SELECT p.player_id, p.name, p.rating FROM players p, me
-             WHERE (p.rating, me.player_id) > (me.rating, p.player_id)
-             ORDER BY p.rating, p.player_id DESC LIMIT $2),
+            SELECT * FROM (
+                (SELECT player_id, name, rating FROM players
+                  WHERE rating = (SELECT rating FROM me) AND player_id < (SELECT player_id FROM me)
+                  ORDER BY player_id DESC LIMIT $2)
+                UNION ALL
+                (SELECT player_id, name, rating FROM players WHERE rating > (SELECT rating FROM me)
+                  ORDER BY rating, player_id DESC LIMIT $2)) AS near
+             ORDER BY rating, player_id DESC LIMIT $2),
         below AS (
-            SELECT p.player_id, p.name, p.rating FROM players p, me
-             WHERE (p.rating, me.player_id) < (me.rating, p.player_id)
-             ORDER BY p.rating DESC, p.player_id LIMIT $2),
+            SELECT * FROM (
+                (SELECT player_id, name, rating FROM players
+                  WHERE rating = (SELECT rating FROM me) AND player_id > (SELECT player_id FROM me)
+                  ORDER BY player_id LIMIT $2)
+                UNION ALL
+                (SELECT player_id, name, rating FROM players WHERE rating < (SELECT rating FROM me)
+                  ORDER BY rating DESC, player_id LIMIT $2)) AS near
+             ORDER BY rating DESC, player_id LIMIT $2),
         page AS (
             SELECT * FROM above UNION ALL SELECT * FROM below
-            UNION ALL SELECT p.player_id, p.name, p.rating FROM players p JOIN me USING (player_id))
-        SELECT (SELECT count(*) FROM players q WHERE q.rating > page.rating) + 1 AS rank,
-               player_id, name, rating
-          FROM page ORDER BY rating DESC, player_id
+            UNION ALL
+            SELECT p.player_id, p.name, p.rating FROM players p JOIN me USING (player_id)),
+        counted AS (
+            SELECT rating, sum(players) AS players FROM rating_counts
+             WHERE rating BETWEEN (SELECT min(rating) FROM page) AND (SELECT max(rating) FROM page)
+             GROUP BY rating),
+        higher AS (
+            SELECT coalesce(sum(players), 0) AS players FROM rating_counts
+             WHERE rating > (SELECT max(rating) FROM page)),
+        ranked AS (
+            SELECT rating,
+                   (1 + (SELECT players FROM higher) + sum(players) OVER (ORDER BY rating DESC)
+                    - players)::bigint AS rank
+              FROM counted)
+        SELECT ranked.rank, page.player_id, page.name, page.rating
+          FROM page JOIN ranked USING (rating)
+         ORDER BY page.rating DESC, page.player_id
         """,
         player_id,
         each_side,

@@ -45,3 +45,23 @@ async def test_leaderboard_rejects_bad_query_values(api: Api) -> None:
         answer = await api.get(f"/v1/leaderboard?{query}", token=token)
         assert answer.status == 422, query
         assert answer.body["error"]["details"]["fields"][0]["field"].startswith("query.")
+
+
+async def test_leaderboard_around_me_inside_a_tie_walks_by_id_and_shares_the_rank(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    await _player_rated(api, app, "above", 1200)
+    tokens = [await _player_rated(api, app, "tied", 1000) for _ in range(7)]
+    await _player_rated(api, app, "below", 900)
+    by_id = {(await api.get("/v1/players/me", token=t)).body["player_id"]: t for t in tokens}
+    order = ["above", *sorted(by_id), "below"]
+    for at in (1, 4, 7):  # the first, the middle and the last of the tie
+        me = order[at]
+        board = (await api.get("/v1/leaderboard?around=me&limit=4", token=by_id[me])).body
+        entries = board["entries"]
+        # Two on each side: those tied with me first, in id order, then the next ratings.
+        names = [e["player_id"] if e["name"] == "tied" else e["name"] for e in entries]
+        assert names == order[max(0, at - 2) : at + 3]
+        rank_of = {"above": 1, "tied": 2, "below": 9}
+        assert [e["rank"] for e in entries] == [rank_of[e["name"]] for e in entries]

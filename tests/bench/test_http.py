@@ -24,6 +24,8 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
             ("2", "4"),
         ]
     assert [row["workers"] for row in rows if row["figure"] == "peak RSS"] == ["1", "2", "2"]
+    around = [row for row in rows if row["figure"].startswith("leaderboard around=me")]
+    assert len(around) == 3 and all(row["note"].endswith("a player read by id") for row in around)
     measured = [row for row in rows if row["clients"]]
     # Every request answered with a success: a failing endpoint cannot pass for a fast one.
     assert all(row["note"].find("errors") < 0 and float(row["median/s"]) > 0 for row in measured)

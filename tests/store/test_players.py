@@ -1,0 +1,74 @@
+import statistics
+import time
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from bench.leaderboard import fill, ladder_positions
+from service.store.database import apply_schema, create_pool
+from service.usecases import players
+
+# Generous: the read takes a few milliseconds on a laptop; counting over the table took seconds.
+AROUND_ME_MS = 20.0
+# Players per rating, from the table itself, beside what rating_counts says.
+_MISCOUNTED = """
+SELECT count(*) FROM (SELECT rating, count(*) AS n FROM players GROUP BY rating) AS truth
+  FULL JOIN (SELECT rating, sum(players) AS n FROM rating_counts GROUP BY rating
+              HAVING sum(players) <> 0) AS kept USING (rating)
+ WHERE truth.n IS DISTINCT FROM kept.n
+"""
+
+
+@pytest.fixture
+async def pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(fresh_database_url, 1, 4, 60.0)
+    await apply_schema(pool)
+    yield pool
+    await pool.close()
+
+
+async def test_around_me_among_a_million_players_reads_a_bounded_page(pool: asyncpg.Pool) -> None:
+    await fill(pool, 1_000_000)
+    for where, player_id in (await ladder_positions(pool)).items():
+        timings = []
+        for _ in range(5):
+            started = time.perf_counter()
+            board = await players.leaderboard(pool, 100, player_id)
+            timings.append((time.perf_counter() - started) * 1000)
+        assert statistics.median(timings) < AROUND_ME_MS, (where, timings)
+        entries = board["entries"]
+        me = next(e for e in entries if e["player_id"] == str(player_id))
+        assert len(entries) == (51 if where in ("top", "bottom") else 101)
+        for entry in (entries[0], me, entries[-1]):
+            higher = await pool.fetchval(
+                "SELECT count(*) FROM players WHERE rating > $1", entry["rating"]
+            )
+            assert entry["rank"] == higher + 1, (where, entry)
+    assert await pool.fetchval(_MISCOUNTED) == 0
+
+
+async def test_rating_counts_follow_every_write_to_players(pool: asyncpg.Pool) -> None:
+    await fill(pool, 500)
+    await pool.execute("INSERT INTO players (name) VALUES ('new')")
+    await pool.execute("UPDATE players SET rating = rating + 7 WHERE name LIKE 'p1%'")
+    await pool.execute("UPDATE players SET name = 'renamed' WHERE name LIKE 'p2%'")
+    await pool.execute("DELETE FROM players WHERE name = 'p3'")
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("UPDATE players SET rating = 0 WHERE name = 'p4'")
+        await conn.execute("UPDATE players SET rating = 2000 WHERE name = 'p4'")
+    assert await pool.fetchval(_MISCOUNTED) == 0
+    assert await pool.fetchval("SELECT sum(players) FROM rating_counts") == 500
+
+
+async def test_a_database_made_before_rating_counts_gets_them_once(pool: asyncpg.Pool) -> None:
+    await fill(pool, 300)
+    # As a database made before: the players are there, the counts and their triggers are not.
+    for event in ("insert", "update", "delete"):
+        await pool.execute(f"DROP TRIGGER players_rating_counts_{event} ON players")
+    await pool.execute("DROP TABLE rating_counts")
+    await pool.execute("UPDATE players SET rating = rating - 3 WHERE name LIKE 'p1%'")
+    await apply_schema(pool)
+    await apply_schema(pool)
+    assert await pool.fetchval(_MISCOUNTED) == 0
+    assert await pool.fetchval("SELECT sum(players) FROM rating_counts") == 300
