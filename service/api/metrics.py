@@ -1,6 +1,7 @@
 """Prometheus: request figures for every route, and the scrape endpoint."""
 
 import time
+import weakref
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -12,6 +13,8 @@ from service.usecases import ops
 
 endpoints = Endpoints("ops")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# Each application's (each worker's) cached cluster gauges, made at its first scrape.
+_GAUGES: weakref.WeakKeyDictionary[web.Application, ops.CachedGauges] = weakref.WeakKeyDictionary()
 
 
 def _route(request: web.Request) -> str:
@@ -33,13 +36,20 @@ async def record(request: web.Request, handler: Handler) -> web.StreamResponse:
 @endpoints.route(
     "GET",
     "/metrics",
-    summary="Prometheus text format: this service's figures (all workers) and the cluster's",
+    summary=(
+        "Prometheus text format: this service's figures (all workers) and the cluster's, read"
+        " from the database at most every METRICS_CACHE_SECONDS"
+    ),
     auth="none",
     rate_limited=False,
     media=("text/plain",),
 )
 async def scrape(call: Call) -> web.Response:
     app = call.request.app
-    cluster = await ops.cluster_gauges(app[POOL], app[SETTINGS].snapshot_ttl_seconds)
+    settings = app[SETTINGS]
+    gauges = _GAUGES.get(app)
+    if gauges is None:
+        gauges = _GAUGES[app] = ops.CachedGauges(settings.metrics_cache_seconds)
+    cluster = await gauges.read(app[POOL], settings.snapshot_ttl_seconds)
     body = metrics.process_metrics_text() + metrics.families_text(cluster)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})

@@ -1,8 +1,11 @@
-"""Hourly roll-ups of matchmaking: snapshots entering the pool, pairings by rung and round.
+"""Hourly roll-ups of matchmaking: snapshots entering the pool, pairings by rung and round, and
+match actions by game; and the live runs and matches.
 
-They are counted by the end-turn's own statement (store/turns.py) and read here."""
+The roll-ups are counted as they happen (the end-turn's own statement, store/turns.py; a
+trigger on match_actions, schema.sql) and read here."""
 
 import bisect
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -11,6 +14,8 @@ import asyncpg
 # Upper bounds of the histogram buckets; the last bucket is everything above.
 GAP_BOUNDS = (0, 25, 50, 100, 200, 400, 800, 1600)
 MS_BOUNDS = (0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000)
+# Seconds of a match's turn; the database buckets them (schema.sql match_turn_bounds()).
+TURN_BOUNDS = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600)
 SHARDS = 8
 
 
@@ -78,23 +83,23 @@ async def pairings_since(conn: asyncpg.Pool | asyncpg.Connection, hours: int) ->
 
 
 async def active_runs(conn: asyncpg.Pool | asyncpg.Connection) -> int:
+    """Runs still shopping, counted in runs_active_idx (as many entries as open runs)."""
     count: int = await conn.fetchval("SELECT count(*) FROM runs WHERE status = 'shopping'")
     return count
 
 
 @dataclass(frozen=True)
-class GameRow:
+class OpenMatches:
     game: str
     active: int
     waiting: int
     waiting_seats: int
-    median_turn_seconds: float | None
-    timeouts_day: int
-    actions_hour: int
 
 
-async def games(conn: asyncpg.Pool | asyncpg.Connection) -> list[GameRow]:
-    """Open matches by game, seats still free, turn times (last hour), timeouts (last day)."""
+async def open_matches(conn: asyncpg.Pool | asyncpg.Connection) -> list[OpenMatches]:
+    """Matches not over by game, and the seats still free in those waiting: read from indexes
+    of the live matches and the free seats alone (matches_live_idx, match_seats_free_idx), so
+    the cost follows the matches in play, not all those ever played."""
     rows = await conn.fetch(
         """
         WITH open AS (
@@ -102,38 +107,48 @@ async def games(conn: asyncpg.Pool | asyncpg.Connection) -> list[GameRow]:
                    count(*) FILTER (WHERE status = 'waiting') AS waiting
               FROM matches WHERE status IN ('waiting', 'active') GROUP BY game),
         seats AS (
-            SELECT m.game, count(*) AS free FROM match_seats s JOIN matches m USING (match_id)
-             WHERE m.status = 'waiting' AND s.player_id IS NULL AND NOT s.bot GROUP BY m.game),
-        recent AS (
-            SELECT match_id, source, created_at,
-                   created_at - lag(created_at) OVER (PARTITION BY match_id ORDER BY version)
-                       AS turn
-              FROM match_actions WHERE created_at > now() - interval '1 day'),
-        turns AS (
-            SELECT m.game,
-                   percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.turn))
-                       FILTER (WHERE r.created_at > now() - interval '1 hour') AS median_turn,
-                   count(*) FILTER (WHERE r.source = 'timeout') AS timeouts,
-                   count(*) FILTER (WHERE r.created_at > now() - interval '1 hour') AS actions
-              FROM recent r JOIN matches m USING (match_id) GROUP BY m.game)
-        SELECT g.game, coalesce(o.active, 0) AS active, coalesce(o.waiting, 0) AS waiting,
-               coalesce(s.free, 0) AS waiting_seats, t.median_turn,
-               coalesce(t.timeouts, 0) AS timeouts, coalesce(t.actions, 0) AS actions
-          FROM (SELECT game FROM open UNION SELECT game FROM turns) g
-          LEFT JOIN open o USING (game) LEFT JOIN seats s USING (game)
-          LEFT JOIN turns t USING (game)
-         ORDER BY g.game
+            SELECT m.game, count(*) AS free
+              FROM matches m JOIN match_seats s ON s.match_id = m.match_id
+             WHERE m.status = 'waiting' AND s.player_id IS NULL AND NOT s.bot
+             GROUP BY m.game)
+        SELECT o.game, o.active, o.waiting, coalesce(s.free, 0) AS waiting_seats
+          FROM open o LEFT JOIN seats s USING (game)
+         ORDER BY o.game
         """
     )
-    return [
-        GameRow(
-            r["game"],
-            r["active"],
-            r["waiting"],
-            r["waiting_seats"],
-            None if r["median_turn"] is None else float(r["median_turn"]),
-            r["timeouts"],
-            r["actions"],
-        )
-        for r in rows
-    ]
+    return [OpenMatches(r["game"], r["active"], r["waiting"], r["waiting_seats"]) for r in rows]
+
+
+@dataclass(frozen=True)
+class MatchHour:
+    hour: datetime
+    game: str
+    actions: int
+    timeouts: int
+    turns: list[int]  # turns per bucket of TURN_BOUNDS; a match's first action has none
+
+
+async def match_hours(conn: asyncpg.Pool | asyncpg.Connection, hours: int) -> list[MatchHour]:
+    """Actions, timeouts and turn times per (hour, game) over the last `hours` hours, from the
+    roll-up that storing actions keeps (schema.sql match_stats), shards summed."""
+    rows = await conn.fetch(
+        """
+        SELECT hour, game, bucket, sum(actions)::bigint AS actions,
+               sum(timeouts)::bigint AS timeouts
+          FROM match_stats
+         WHERE hour >= date_trunc('hour', now()) - make_interval(hours => $1 - 1)
+         GROUP BY hour, game, bucket ORDER BY hour, game, bucket
+        """,
+        hours,
+    )
+    actions: dict[tuple[datetime, str], int] = defaultdict(int)
+    timeouts: dict[tuple[datetime, str], int] = defaultdict(int)
+    turns: dict[tuple[datetime, str], list[int]] = {}
+    for r in rows:
+        key = (r["hour"], r["game"])
+        actions[key] += r["actions"]
+        timeouts[key] += r["timeouts"]
+        counts = turns.setdefault(key, [0] * (len(TURN_BOUNDS) + 1))
+        if r["bucket"] > 0:
+            counts[r["bucket"] - 1] += r["actions"]
+    return [MatchHour(*key, actions[key], timeouts[key], counts) for key, counts in turns.items()]

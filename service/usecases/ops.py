@@ -1,5 +1,7 @@
 """Use-cases for operators: matchmaking health from the hourly roll-ups, and cluster gauges."""
 
+import asyncio
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +14,14 @@ from typing_extensions import TypedDict
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 from service.runtime import metrics
 from service.store import stats
-from service.store.stats import GAP_BOUNDS, MS_BOUNDS, PairingRow
+from service.store.stats import (
+    GAP_BOUNDS,
+    MS_BOUNDS,
+    TURN_BOUNDS,
+    MatchHour,
+    OpenMatches,
+    PairingRow,
+)
 from service.usecases.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
 
 
@@ -91,7 +100,9 @@ def _rates(by_rung: dict[str, int]) -> tuple[int, float | None, float | None]:
     return total, round(bots / total, 4), round(fallbacks / total, 4)
 
 
-def _sum_columns(rows: Sequence[PairingRow], attribute: str, width: int) -> list[int]:
+def _sum_columns(
+    rows: Sequence[PairingRow] | Sequence[MatchHour], attribute: str, width: int
+) -> list[int]:
     totals = [0] * width
     for row in rows:
         for i, value in enumerate(getattr(row, attribute)):
@@ -184,26 +195,43 @@ async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds
             for r in rounds
         ],
         "timeline": _timeline(rows, now),
-        "games": [
-            {
-                "game": g.game,
-                "active_matches": g.active,
-                "waiting_matches": g.waiting,
-                "waiting_seats": g.waiting_seats,
-                "median_turn_seconds": g.median_turn_seconds,
-                "timeouts_day": g.timeouts_day,
-                "actions_hour": g.actions_hour,
-            }
-            for g in await stats.games(pool)
-        ],
+        "games": _games(
+            await stats.open_matches(pool), await stats.match_hours(pool, 24), hour_start
+        ),
     }
+
+
+def _games(
+    live: Sequence[OpenMatches], hours: Sequence[MatchHour], hour_start: datetime
+) -> list[GameHealth]:
+    """Per game: its matches in play, and its actions of the day, of this hour and the last."""
+    games = sorted({g.game for g in live} | {h.game for h in hours})
+    open_by_game = {g.game: g for g in live}
+    report: list[GameHealth] = []
+    for game in games:
+        of_game = [h for h in hours if h.game == game]
+        recent = [h for h in of_game if h.hour >= hour_start]
+        in_play = open_by_game.get(game, OpenMatches(game, 0, 0, 0))
+        turns = _sum_columns(recent, "turns", len(TURN_BOUNDS) + 1)
+        report.append(
+            {
+                "game": game,
+                "active_matches": in_play.active,
+                "waiting_matches": in_play.waiting,
+                "waiting_seats": in_play.waiting_seats,
+                "median_turn_seconds": quantile(TURN_BOUNDS, turns, 0.5),
+                "timeouts_day": sum(h.timeouts for h in of_game),
+                "actions_hour": sum(h.actions for h in recent),
+            }
+        )
+    return report
 
 
 async def cluster_gauges(pool: asyncpg.Pool, ttl_seconds: float) -> list[Metric]:
     """Figures read from the database for /metrics: the same whichever instance is scraped."""
     depth = await stats.pool_depth(pool, DEFAULT_RULESET, ttl_seconds)
     rows = await stats.pairings_since(pool, 1)
-    games = await stats.games(pool)
+    games = await stats.open_matches(pool)
     by_rung: dict[str, int] = {}
     for row in rows:
         by_rung[row.rung] = by_rung.get(row.rung, 0) + row.pairings
@@ -240,3 +268,27 @@ async def cluster_gauges(pool: asyncpg.Pool, ttl_seconds: float) -> list[Metric]
             },
         ),
     ]
+
+
+class CachedGauges:
+    """The cluster gauges as last read, read again once they are `seconds` old.
+
+    /metrics answers anyone without credentials, and the gauges cost a few queries whose work
+    grows with the open runs and matches; kept here, they cost the database one read every
+    `seconds` per process however often they are scraped. Scrapes that arrive during a read
+    wait for it instead of starting their own.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._families: list[Metric] = []
+        self._read_at: float | None = None
+        self._reading = asyncio.Lock()
+
+    async def read(self, pool: asyncpg.Pool, ttl_seconds: float) -> list[Metric]:
+        async with self._reading:
+            started = time.monotonic()
+            if self._read_at is None or started - self._read_at >= self.seconds:
+                self._families = await cluster_gauges(pool, ttl_seconds)
+                self._read_at = started
+            return self._families

@@ -1,6 +1,13 @@
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.api.runs_helpers import seeded_run, spend_gold
+from tests.conftest import service_and_app
 from tests.http import Api
 
 
@@ -25,6 +32,17 @@ def _value(
     return samples.get((name, frozenset(labels.items())), 0.0)
 
 
+@pytest.fixture
+async def fresh_gauges(
+    make_settings: Any, fresh_database_url: str
+) -> AsyncIterator[tuple[Api, web.Application]]:
+    """A service on a database of its own whose cluster gauges are read again at every scrape
+    but the one right after the last."""
+    settings = make_settings(database_url=fresh_database_url, metrics_cache_seconds=0.001)
+    async with service_and_app(settings) as pair:
+        yield pair
+
+
 async def test_requests_are_counted_by_route_template_and_status(api: Api) -> None:
     _, token = await api.new_player()
     before = await _scrape(api)
@@ -45,11 +63,11 @@ async def test_requests_are_counted_by_route_template_and_status(api: Api) -> No
 
 
 async def test_end_turns_move_battles_pairings_and_the_cluster_gauges(
-    fresh_service: tuple[Api, object],
+    fresh_gauges: tuple[Api, web.Application],
 ) -> None:
-    api, app = fresh_service
+    api, app = fresh_gauges
     before = await _scrape(api)
-    token, run_id = await seeded_run(app, api, seed=9)  # type: ignore[arg-type]
+    token, run_id = await seeded_run(app, api, seed=9)
     await spend_gold(api, token, (await api.get(f"/v1/runs/{run_id}", token=token)).body)
     turn = (await api.post(f"/v1/runs/{run_id}/end-turn", {"round": 1}, token=token)).body
     after = await _scrape(api)
@@ -71,7 +89,10 @@ async def test_end_turns_move_battles_pairings_and_the_cluster_gauges(
     assert ("db_pool_connections", frozenset()) in after
 
 
-async def test_matches_and_their_actions_are_counted(api: Api) -> None:
+async def test_matches_and_their_actions_are_counted(
+    fresh_gauges: tuple[Api, web.Application],
+) -> None:
+    api, _ = fresh_gauges
     _, token = await api.new_player()
     before = await _scrape(api)
     created = await api.post(
@@ -82,3 +103,27 @@ async def test_matches_and_their_actions_are_counted(api: Api) -> None:
     assert _value(after, "matches_open", game="necromancers", status="active") >= 1
     bot_moves = _value(after, "match_actions_total", game="necromancers", by="bot")
     assert bot_moves >= _value(before, "match_actions_total", game="necromancers", by="bot")
+
+
+async def test_cluster_gauges_are_read_from_the_database_at_most_once_a_window(
+    make_settings: Any, fresh_database_url: str
+) -> None:
+    slow = make_settings(database_url=fresh_database_url, metrics_cache_seconds=3600.0)
+    async with service_and_app(slow) as (api, app):
+        first = await _scrape(api)
+        await seeded_run(app, api, seed=9)
+        scrapes = await asyncio.gather(*(_scrape(api) for _ in range(10)))
+        # The run is open in the database, but the gauges read at the first scrape still hold.
+        assert _value(first, "runs_active") == 0
+        assert [_value(again, "runs_active") for again in scrapes] == [0] * 10
+        # This process's own figures are never held back.
+        players = dict(route="/v1/players", method="POST", status="201")
+        assert _value(scrapes[0], "http_requests_total", **players) == (
+            _value(first, "http_requests_total", **players) + 1
+        )
+    quick = make_settings(database_url=fresh_database_url, metrics_cache_seconds=0.05)
+    async with service_and_app(quick) as (api, app):
+        await _scrape(api)
+        await seeded_run(app, api, seed=10)
+        await asyncio.sleep(0.1)
+        assert _value(await _scrape(api), "runs_active") == 2

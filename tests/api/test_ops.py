@@ -1,8 +1,13 @@
+import random
+from typing import Any
+
 import pytest
 from aiohttp import web
 
 from service.api.keys import POOL
+from service.store.stats import TURN_BOUNDS
 from service.usecases.ops import quantile
+from tests.api.matches_helpers import new_players, play_step, start_match, wait_until
 from tests.api.runs_helpers import WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
 from tests.conftest import TEST_OPS_TOKEN
 from tests.http import Api
@@ -61,6 +66,49 @@ async def test_matchmaking_report_shows_games(api: Api) -> None:
     necro = next(g for g in report["games"] if g["game"] == "necromancers")
     assert necro["waiting_matches"] >= 1
     assert necro["waiting_seats"] >= 2
+
+
+async def test_game_figures_come_from_hourly_roll_ups_not_from_the_action_log(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    pool = app[POOL]
+    tokens = await new_players(api, 2)
+    match_id = await start_match(api, tokens, turn_seconds=1)
+    # Nobody plays: the turn timer runs out and the sweeper applies a timeout.
+    await wait_until(api, tokens[0], match_id, lambda m: m["version"] >= 1)
+    rng = random.Random(3)
+    for _ in range(3):
+        assert (await play_step(api, match_id, tokens, rng)).status in (200, 409)
+    actions, timeouts = await pool.fetchrow(
+        "SELECT count(*), count(*) FILTER (WHERE source = 'timeout') FROM match_actions"
+    )
+    assert actions >= 2 and timeouts >= 1
+
+    def necromancers(report: dict[str, Any]) -> dict[str, Any]:
+        found: dict[str, Any] = next(g for g in report["games"] if g["game"] == "necromancers")
+        return found
+
+    before = necromancers((await api.get("/v1/ops/matchmaking", headers=OPS)).body)
+    assert (before["actions_hour"], before["timeouts_day"]) == (actions, timeouts)
+    assert before["median_turn_seconds"] is not None
+    # The figures are counted as actions are stored: the action log is not read again, so
+    # sweeping it (or a day of a million actions in it) changes nothing.
+    await pool.execute("DELETE FROM match_actions")
+    after = necromancers((await api.get("/v1/ops/matchmaking", headers=OPS)).body)
+    assert after == before
+
+
+async def test_turns_are_bucketed_in_the_database_by_the_bounds_the_report_reads(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    pool = fresh_service[1][POOL]
+    assert await pool.fetchval("SELECT match_turn_bounds()") == list(TURN_BOUNDS)
+    buckets = await pool.fetch(
+        "SELECT match_turn_bucket(s) FROM unnest($1::float8[]) s", [0, 0.5, 1, 4.9, 5, 1e6]
+    )
+    assert [b[0] for b in buckets] == [1, 1, 2, 3, 4, len(TURN_BOUNDS) + 1]
+    assert await pool.fetchval("SELECT match_turn_bucket(NULL)") == 0
 
 
 async def test_matchmaking_report_needs_the_ops_token(api: Api) -> None:
