@@ -503,3 +503,170 @@ CREATE TABLE IF NOT EXISTS rated_pairs (
     PRIMARY KEY (player_id, owner_id)
 );
 CREATE INDEX IF NOT EXISTS rated_pairs_rated_idx ON rated_pairs (rated_at);
+-- Rate limits shared by every process and instance (service/store/limits.py): one token bucket
+-- per (kind, key), e.g. ('registrations_per_day', an address) or ('requests', a player id).
+-- UNLOGGED: no WAL, so a take costs no fsync and waits for no synchronous replica; after a
+-- crash or a failover the table is empty, and every bucket starts full again. Room is left
+-- in each page so that the constant updates stay HOT. Full buckets are swept by every instance.
+CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets (
+    kind       text NOT NULL,
+    key        text NOT NULL,
+    tokens     double precision NOT NULL,
+    rate       double precision NOT NULL,
+    burst      double precision NOT NULL,
+    granted    boolean NOT NULL,
+    updated_at timestamptz NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITH (fillfactor = 70);
+
+-- Leaderboard ranks: how many players hold each rating, kept by the triggers below in the
+-- transaction of every change to players, so that a rank (1 + the players rated strictly
+-- higher) is a sum over a few thousand of these rows instead of a count over the players.
+-- Rows are sharded by player (the id's last byte) so that new players, who all start at the
+-- same rating, do not queue on one row's lock.
+CREATE TABLE IF NOT EXISTS rating_counts (
+    rating  integer NOT NULL,
+    shard   smallint NOT NULL,
+    players integer NOT NULL,
+    PRIMARY KEY (rating, shard)
+);
+
+CREATE OR REPLACE FUNCTION rating_shard(player_id uuid) RETURNS smallint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT (get_byte(uuid_send(player_id), 15) % 8)::smallint
+$$;
+
+-- One upsert per statement, whatever the number of rows it changed (a bulk load counts in
+-- one go), taking its rows' locks in key order, so that two statements never wait on each
+-- other in a cycle. An update that leaves every rating as it was writes nothing.
+CREATE OR REPLACE FUNCTION count_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO rating_counts AS c (rating, shard, players)
+        SELECT rating, rating_shard(player_id), count(*) FROM new_rows
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO rating_counts AS c (rating, shard, players)
+        SELECT rating, rating_shard(player_id), -count(*) FROM old_rows
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
+    ELSE
+        INSERT INTO rating_counts AS c (rating, shard, players)
+        SELECT rating, rating_shard(player_id), sum(delta)
+          FROM (SELECT rating, player_id, -1 AS delta FROM old_rows
+                UNION ALL SELECT rating, player_id, 1 FROM new_rows) AS moved
+         GROUP BY 1, 2 HAVING sum(delta) <> 0 ORDER BY 1, 2
+        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- A database made before gets its counts once, with the triggers, while no player can be
+-- added or re-rated in between.
+DO $$
+BEGIN
+    IF (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'players'::regclass
+         AND tgname IN ('players_rating_counts_insert', 'players_rating_counts_update',
+                        'players_rating_counts_delete')) = 3 THEN
+        RETURN;
+    END IF;
+    LOCK TABLE players IN SHARE ROW EXCLUSIVE MODE;
+    DELETE FROM rating_counts;
+    INSERT INTO rating_counts (rating, shard, players)
+    SELECT rating, rating_shard(player_id), count(*) FROM players GROUP BY 1, 2;
+    CREATE OR REPLACE TRIGGER players_rating_counts_insert AFTER INSERT ON players
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
+    CREATE OR REPLACE TRIGGER players_rating_counts_update AFTER UPDATE ON players
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
+    CREATE OR REPLACE TRIGGER players_rating_counts_delete AFTER DELETE ON players
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
+END $$;
+
+-- Match figures for operators, rolled up per hour as actions are stored, so that the ops API
+-- reads a few hundred rows instead of a day of match_actions joined to matches. A row counts
+-- the actions of one game in one hour whose turn (the time since the match's action before)
+-- fell in one bucket of match_turn_bounds() (service/store/stats.py TURN_BOUNDS; bucket 0: a
+-- match's first action, which has no turn). Rows are sharded by match so that concurrent
+-- matches do not queue on one row's lock.
+CREATE TABLE IF NOT EXISTS match_stats (
+    hour     timestamptz NOT NULL,
+    game     text NOT NULL,
+    bucket   smallint NOT NULL,
+    shard    smallint NOT NULL,
+    actions  bigint NOT NULL,
+    timeouts bigint NOT NULL,
+    PRIMARY KEY (hour, game, bucket, shard)
+);
+
+CREATE OR REPLACE FUNCTION match_turn_bounds() RETURNS double precision[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT '{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600}'::double precision[]
+$$;
+
+-- The bucket of a turn of `seconds`: bucket i (from 1) holds the turns from bound i - 1 (0 for
+-- the first) up to bound i, the last one those past every bound; 0 when there is no turn.
+CREATE OR REPLACE FUNCTION match_turn_bucket(seconds double precision) RETURNS smallint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(1 + width_bucket(seconds, match_turn_bounds()), 0)::smallint
+$$;
+
+-- One upsert per statement that stores actions (a move and the bots' replies come together);
+-- a turn is measured from the action before, in the same statement or else in the table (one
+-- key read).
+CREATE OR REPLACE FUNCTION count_match_actions() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO match_stats AS s (hour, game, bucket, shard, actions, timeouts)
+    SELECT date_trunc('hour', a.created_at), m.game, match_turn_bucket(a.turn),
+           (get_byte(uuid_send(a.match_id), 15) % 8)::smallint,
+           count(*), count(*) FILTER (WHERE a.source = 'timeout')
+      FROM (SELECT n.match_id, n.source, n.created_at,
+                   extract(epoch FROM n.created_at - coalesce(
+                       lag(n.created_at) OVER (PARTITION BY n.match_id ORDER BY n.version),
+                       (SELECT p.created_at FROM match_actions p
+                         WHERE p.match_id = n.match_id AND p.version = n.version - 1)))::float8
+                   AS turn
+              FROM new_rows n) AS a
+      JOIN matches m USING (match_id)
+     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+    ON CONFLICT (hour, game, bucket, shard) DO UPDATE
+        SET actions = s.actions + excluded.actions, timeouts = s.timeouts + excluded.timeouts;
+    RETURN NULL;
+END $$;
+
+-- A database made before gets the last day's figures once, with the trigger, while no action
+-- can be stored in between (the ops API reads a day at most).
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'match_actions'::regclass
+                AND tgname = 'match_actions_stats') THEN
+        RETURN;
+    END IF;
+    LOCK TABLE match_actions IN SHARE ROW EXCLUSIVE MODE;
+    DELETE FROM match_stats;
+    INSERT INTO match_stats (hour, game, bucket, shard, actions, timeouts)
+    SELECT date_trunc('hour', a.created_at), m.game, match_turn_bucket(a.turn),
+           (get_byte(uuid_send(a.match_id), 15) % 8)::smallint,
+           count(*), count(*) FILTER (WHERE a.source = 'timeout')
+      FROM (SELECT n.match_id, n.source, n.created_at,
+                   extract(epoch FROM n.created_at - lag(n.created_at)
+                       OVER (PARTITION BY n.match_id ORDER BY n.version))::float8 AS turn
+              FROM match_actions n
+             WHERE n.created_at >= date_trunc('hour', now()) - interval '1 day') AS a
+      JOIN matches m USING (match_id)
+     GROUP BY 1, 2, 3, 4;
+    CREATE OR REPLACE TRIGGER match_actions_stats AFTER INSERT ON match_actions
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION count_match_actions();
+END $$;
+
+-- The pool depth reads the hours of the snapshots' time-to-live; without this index a plan
+-- without skip scans (a generic one, or PostgreSQL before 18) reads every hour ever counted.
+-- The end-turn's upsert changes only `snapshots`, which no index holds: it can stay HOT.
+CREATE INDEX IF NOT EXISTS pool_counts_hour_idx ON pool_counts (ruleset, hour);
+
+-- The seats still free, which the ops figures count per game: without this index the count
+-- reads every bot's seat (player_id is NULL there too) of every match ever played.
+CREATE INDEX IF NOT EXISTS match_seats_free_idx ON match_seats (match_id)
+    WHERE player_id IS NULL AND NOT bot;

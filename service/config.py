@@ -1,5 +1,6 @@
 """Settings from the environment, with safe defaults (docs/operations.md#configuration)."""
 
+import ipaddress
 import os
 import secrets
 import socket
@@ -43,6 +44,55 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     if raw not in ("0", "1", "true", "false"):
         raise ConfigError(f"{name} must be 0, 1, true or false, got {raw!r}")
     return raw in ("1", "true")
+
+
+# Secret values shown in the repository's examples, now and before (deploy/compose.yaml, the
+# Kubernetes Secret template, the docs): a deployment that copied one is refused at start.
+# tests/test_config.py checks that every placeholder in those files is listed here.
+PLACEHOLDER_SECRETS = frozenset(
+    {
+        "change-me-to-a-long-random-string",
+        "change-me-too",
+        "REPLACE-ME-with-a-long-random-string",
+        "REPLACE-ME-with-another-random-string",
+    }
+)
+MIN_SECRET_BYTES = 32
+
+
+def _given_secret(env: Mapping[str, str], name: str) -> str | None:
+    """A secret set in the environment, refused when short or copied from an example."""
+    value = env.get(name)
+    if not value:
+        return None
+    if len(value.encode()) < MIN_SECRET_BYTES:
+        raise ConfigError(
+            f"{name} must be at least {MIN_SECRET_BYTES} bytes, got {len(value.encode())}:"
+            " use a random value, e.g. openssl rand -base64 48"
+        )
+    if value.strip().casefold() in {p.casefold() for p in PLACEHOLDER_SECRETS}:
+        raise ConfigError(
+            f"{name} is a placeholder from the repository's examples:"
+            " set a random value, e.g. openssl rand -base64 48"
+        )
+    return value
+
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[IPNetwork, ...]:
+    """A comma-separated list of addresses and CIDR blocks (an address is a block of one)."""
+    networks = []
+    for item in (env.get(name) or "").split(","):
+        if item.strip():
+            try:
+                networks.append(ipaddress.ip_network(item.strip(), strict=False))
+            except ValueError as exc:
+                raise ConfigError(
+                    f"{name} must list addresses or CIDR blocks, got {item.strip()!r}"
+                ) from exc
+    return tuple(networks)
 
 
 def _kept_secret(data_dir: Path, filename: str) -> str:
@@ -112,10 +162,23 @@ class Settings:
     rated_ghost_min_runs: int = 3
     rated_ghost_repeat_seconds: int = 24 * 3600
     # -- addresses, sign-in and the ops door --
+    # Proxies whose X-Forwarded-For names the client (docs/operations.md#limits).
+    trusted_proxies: tuple[IPNetwork, ...] = ()
+    # Per client address, kept in PostgreSQL for every process: N at once, then N a period.
+    registrations_per_address_per_hour: int = 10
+    registrations_per_address_per_day: int = 50
+    sign_ins_per_address_per_minute: int = 120
+    auth_failures_per_address_per_minute: int = 10
+    ws_handshakes_per_address_per_minute: int = 120
+    ws_handshakes_per_player_per_minute: int = 20
+    # How often each process adds what it let through to the shared per-player buckets.
+    rate_limit_sync_seconds: float = 0.5
     # -- bodies and frames --
     # Frames a WebSocket may send in a row past the rate limit before it is closed.
     max_limited_frames: int = 10
     # -- growth and retention --
+    # How long /metrics serves the gauges it read from the database before reading them again.
+    metrics_cache_seconds: float = 15.0
     # Seats one player may hold in matches still waiting for players, and in matches not over.
     max_waiting_matches: int = 5
     max_open_matches: int = 20
@@ -147,8 +210,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         listen_database_url=env.get("LISTEN_DATABASE_URL") or None,
         db_statement_cache_size=_int(env, "DB_STATEMENT_CACHE_SIZE", 100, minimum=0),
         data_dir=data_dir,
-        secret_key=env.get("SECRET_KEY") or _kept_secret(data_dir, "secret_key"),
-        ops_token=env.get("OPS_TOKEN") or _kept_secret(data_dir, "ops_token"),
+        secret_key=_given_secret(env, "SECRET_KEY") or _kept_secret(data_dir, "secret_key"),
+        ops_token=_given_secret(env, "OPS_TOKEN") or _kept_secret(data_dir, "ops_token"),
         token_ttl_seconds=_int(env, "TOKEN_TTL_SECONDS", 30 * 24 * 3600, minimum=1),
         rate_limit_per_second=_float(env, "RATE_LIMIT_PER_SECOND", 50.0),
         rate_limit_burst=_int(env, "RATE_LIMIT_BURST", 100, minimum=1),
@@ -177,9 +240,30 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rated_ghost_min_runs=_int(env, "RATED_GHOST_MIN_RUNS", 3),
         rated_ghost_repeat_seconds=_int(env, "RATED_GHOST_REPEAT_SECONDS", 24 * 3600),
         # -- addresses, sign-in and the ops door --
+        trusted_proxies=_networks(env, "TRUSTED_PROXIES"),
+        registrations_per_address_per_hour=_int(
+            env, "REGISTRATIONS_PER_ADDRESS_PER_HOUR", 10, minimum=1
+        ),
+        registrations_per_address_per_day=_int(
+            env, "REGISTRATIONS_PER_ADDRESS_PER_DAY", 50, minimum=1
+        ),
+        sign_ins_per_address_per_minute=_int(
+            env, "SIGN_INS_PER_ADDRESS_PER_MINUTE", 120, minimum=1
+        ),
+        auth_failures_per_address_per_minute=_int(
+            env, "AUTH_FAILURES_PER_ADDRESS_PER_MINUTE", 10, minimum=1
+        ),
+        ws_handshakes_per_address_per_minute=_int(
+            env, "WS_HANDSHAKES_PER_ADDRESS_PER_MINUTE", 120, minimum=1
+        ),
+        ws_handshakes_per_player_per_minute=_int(
+            env, "WS_HANDSHAKES_PER_PLAYER_PER_MINUTE", 20, minimum=1
+        ),
+        rate_limit_sync_seconds=_float(env, "RATE_LIMIT_SYNC_SECONDS", 0.5),
         # -- bodies and frames --
         max_limited_frames=_int(env, "MAX_LIMITED_FRAMES", 10, minimum=1),
         # -- growth and retention --
+        metrics_cache_seconds=_float(env, "METRICS_CACHE_SECONDS", 15.0),
         max_waiting_matches=_int(env, "MAX_WAITING_MATCHES", 5, minimum=1),
         max_open_matches=_int(env, "MAX_OPEN_MATCHES", 20, minimum=1),
         idempotency_key_ttl_seconds=_float(env, "IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600.0),
