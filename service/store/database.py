@@ -125,12 +125,26 @@ def schema() -> str:
     return found.read_bytes().decode()
 
 
+# A process applies the schema while others already serve: its ALTERs and triggers lock
+# tables their sweeps write, in another order, and PostgreSQL may abort it as a deadlock's
+# victim. The whole transaction rolls back, so it is simply applied again.
+SCHEMA_ATTEMPTS = 5
+
+
 async def apply_schema(pool: asyncpg.Pool) -> None:
     """Apply schema.sql under an advisory lock so that instances starting together don't race."""
     sql = schema()
-    async with pool.acquire() as conn, conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock(727274)")
-        await conn.execute(sql)
+    for attempt in range(1, SCHEMA_ATTEMPTS + 1):
+        try:
+            async with pool.acquire() as conn, conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(727274)")
+                await conn.execute(sql)
+            return
+        except asyncpg.DeadlockDetectedError:
+            if attempt == SCHEMA_ATTEMPTS:
+                raise
+            log.warning("schema_deadlock_retried", attempt=attempt)
+            await asyncio.sleep(0.1 * attempt)
 
 
 async def ping(pool: asyncpg.Pool, timeout_s: float) -> None:

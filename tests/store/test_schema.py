@@ -1,11 +1,14 @@
 """schema.sql at the top of the tree is the one schema: the package applies that file, byte for
 byte, whether it runs from the source tree or as built (where setup.py copies it in)."""
 
+import asyncio
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import asyncpg
 
 from service.store import database
 
@@ -54,3 +57,35 @@ def test_the_built_package_applies_the_top_level_schema(tmp_path: Path) -> None:
     location, schema = read.stdout.split(b"\n", 1)
     assert Path(location.decode()).is_relative_to(built)
     assert schema == SCHEMA.read_bytes()
+
+
+async def _waiting_for(admin: asyncpg.Connection, table: str) -> None:
+    """Until some backend waits for a lock on `table`."""
+    for _ in range(500):
+        if await admin.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = $1::regclass", table
+        ):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"nobody waited for {table}")
+
+
+async def test_a_schema_aborted_by_a_deadlock_with_a_serving_process_is_applied_again(
+    fresh_database_url: str,
+) -> None:
+    pool = await database.create_pool(fresh_database_url, 1, 2, 60.0)
+    serving = await asyncpg.connect(fresh_database_url)
+    try:
+        await database.apply_schema(pool)
+        # A serving process writes snapshots, then reads runs; the schema locks runs early (its
+        # ALTER) and snapshots late (its trigger): each waits for the other, and PostgreSQL
+        # aborts the one that waited first, the schema's transaction.
+        async with serving.transaction():
+            await serving.execute("LOCK TABLE snapshots IN ROW EXCLUSIVE MODE")
+            applied = asyncio.create_task(database.apply_schema(pool))
+            await _waiting_for(serving, "snapshots")
+            await serving.fetchval("SELECT count(*) FROM runs")
+        await asyncio.wait_for(applied, timeout=30)
+    finally:
+        await serving.close()
+        await pool.close()
