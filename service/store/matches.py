@@ -251,6 +251,11 @@ _LISTED = """
 """
 
 
+# A first page starts below every (time, id): a bound rather than "$2 IS NULL OR …", so that
+# the plan PostgreSQL caches for the statement walks the index on every page.
+_LAST_ID = UUID(int=2**128 - 1)
+
+
 @dataclass(frozen=True)
 class After:
     """Where a page starts: below this (time, match) in a list ordered newest first."""
@@ -268,7 +273,8 @@ async def list_for_player(
         + """, mine.joined_at AS listed_at
           FROM match_seats mine JOIN matches m USING (match_id)
          WHERE mine.player_id = $1
-           AND ($2::timestamptz IS NULL OR (mine.joined_at, mine.match_id) < ($2, $3::uuid))
+           AND (mine.joined_at, mine.match_id)
+               < (coalesce($2::timestamptz, 'infinity'), coalesce($3::uuid, $5::uuid))
          ORDER BY mine.joined_at DESC, mine.match_id DESC
          LIMIT $4
         """,
@@ -276,6 +282,7 @@ async def list_for_player(
         None if after is None else after.at,
         None if after is None else after.match_id,
         limit,
+        _LAST_ID,
     )
     return [_listed(r) for r in rows]
 
@@ -289,9 +296,12 @@ async def list_waiting(
         _LISTED
         + """, m.created_at AS listed_at
           FROM matches m
-          LEFT JOIN match_seats mine ON mine.match_id = m.match_id AND mine.player_id = $1
+          LEFT JOIN LATERAL (
+              SELECT seat, prompt FROM match_seats
+               WHERE match_id = m.match_id AND player_id = $1 LIMIT 1) mine ON true
          WHERE m.status = 'waiting'
-           AND ($2::timestamptz IS NULL OR (m.created_at, m.match_id) < ($2, $3::uuid))
+           AND (m.created_at, m.match_id)
+               < (coalesce($2::timestamptz, 'infinity'), coalesce($3::uuid, $5::uuid))
          ORDER BY m.created_at DESC, m.match_id DESC
          LIMIT $4
         """,
@@ -299,6 +309,7 @@ async def list_waiting(
         None if after is None else after.at,
         None if after is None else after.match_id,
         limit,
+        _LAST_ID,
     )
     return [_listed(r) for r in rows]
 
