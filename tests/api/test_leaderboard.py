@@ -1,6 +1,15 @@
+import asyncio
+import dataclasses
+import statistics
+import time
+
 from aiohttp import web
 
+from bench.leaderboard import fill
 from service.api.keys import POOL
+from service.config import Settings
+from service.store.database import apply_schema, create_pool
+from tests.conftest import service_and_app
 from tests.http import Api
 
 
@@ -65,3 +74,66 @@ async def test_leaderboard_around_me_inside_a_tie_walks_by_id_and_shares_the_ran
         assert names == order[max(0, at - 2) : at + 3]
         rank_of = {"above": 1, "tied": 2, "below": 9}
         assert [e["rank"] for e in entries] == [rank_of[e["name"]] for e in entries]
+
+
+async def _get_p50_ms(api: Api, path: str, token: str, samples: int) -> list[float]:
+    timings = []
+    for _ in range(samples):
+        started = time.perf_counter()
+        answer = await api.get(path, token=token)
+        timings.append((time.perf_counter() - started) * 1000)
+        assert answer.status == 200
+    return timings
+
+
+async def test_ten_around_me_in_flight_from_one_account_stall_no_one_among_a_million(
+    settings: Settings, fresh_database_url: str
+) -> None:
+    """Ten `around=me` kept in flight by one account, at its rate limit, used to hold every
+    pooled connection (2.4 s each at 200,000 players) and took another player's
+    `GET /v1/runs` from 4 ms to 4 s; now that player's p50 stays within twice its idle one."""
+    pool = await create_pool(fresh_database_url, 1, 2, 60.0)
+    try:
+        await apply_schema(pool)
+        await fill(pool, 1_000_000)
+    finally:
+        await pool.close()
+    # The shipped per-player rate: the flood is the worst one account may send.
+    served = dataclasses.replace(
+        settings, database_url=fresh_database_url, rate_limit_per_second=50.0
+    )
+    async with service_and_app(served) as (api, _):
+        _, flooder = await api.new_player("flooder")
+        _, bystander = await api.new_player("bystander")
+        flooding = asyncio.Event()
+        served: list[int] = []
+
+        async def flood() -> None:
+            while True:
+                await flooding.wait()
+                answer = await api.get("/v1/leaderboard?around=me&limit=100", token=flooder)
+                served.append(answer.status)
+                # Ten of these: 50 requests a second in all, the player's rate limit.
+                await asyncio.sleep(0.2)
+
+        flooders = [asyncio.create_task(flood()) for _ in range(10)]
+        idle: list[float] = []
+        busy: list[float] = []
+        try:
+            # Windows in turn, so that the machine's own noise falls on both.
+            for _ in range(3):
+                flooding.clear()
+                idle += await _get_p50_ms(api, "/v1/runs", bystander, 15)
+                flooding.set()
+                await asyncio.sleep(0.3)
+                busy += await _get_p50_ms(api, "/v1/runs", bystander, 15)
+        finally:
+            for task in flooders:
+                task.cancel()
+            await asyncio.gather(*flooders, return_exceptions=True)
+    print(
+        f"\nbystander GET /v1/runs p50: idle {statistics.median(idle):.2f} ms, "
+        f"beside the flood {statistics.median(busy):.2f} ms ({len(served)} around=me served)"
+    )
+    assert len(served) >= 50 and set(served) == {200}
+    assert statistics.median(busy) <= 2 * statistics.median(idle)
