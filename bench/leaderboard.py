@@ -8,21 +8,17 @@ five still at the starting 1000, the others from 0 to 2000, most near the middle
 """
 
 import argparse
-import asyncio
-import os
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
+from bench.database import on_database
 from bench.table import format_table, percentile
-from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
 from service.usecases import players
 
@@ -118,15 +114,7 @@ def _row(figure: str, timings: list[float], base: float) -> dict[str, Any]:
 
 def run(smoke: bool = False) -> list[dict[str, Any]]:
     count, calls = (2_000, 20) if smoke else (1_000_000, 500)
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        return asyncio.run(measure(url, count, calls))
-    with tempfile.TemporaryDirectory(prefix="bench-leaderboard-") as folder:
-        db = EmbeddedPostgres(Path(folder) / "pgdata")
-        try:
-            return asyncio.run(measure(db.start(), count, calls))
-        finally:
-            db.stop()
+    return on_database("leaderboard", lambda url: measure(url, count, calls))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,23 +10,20 @@ eight is inside the 7-day time-to-live, the rest in older weekly partitions.
 import argparse
 import asyncio
 import json
-import os
 import statistics
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 
+from bench.database import on_database
 from bench.table import format_table, percentile
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 from service.games.kernel.rng import SplitMix64
-from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
 from service.usecases import pairing, runs
 
@@ -192,15 +189,7 @@ async def measure(
 
 def run(smoke: bool = False) -> list[dict[str, Any]]:
     sizes = (2_000, 50, 4, 2) if smoke else (1_000_000, 2_000, 32, 8)
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        return asyncio.run(measure(url, *sizes))
-    with tempfile.TemporaryDirectory(prefix="bench-pairing-") as folder:
-        db = EmbeddedPostgres(Path(folder) / "pgdata")
-        try:
-            return asyncio.run(measure(db.start(), *sizes))
-        finally:
-            db.stop()
+    return on_database("pairing", lambda url: measure(url, *sizes))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,8 +8,6 @@ settled, exactly once. A move on a run being ended waits for the sweep and then 
 over (409 `run_over`).
 """
 
-import asyncio
-
 import asyncpg
 import structlog
 
@@ -17,7 +15,8 @@ from service.games.cryptids import run as rules
 from service.games.cryptids.content import load_ruleset
 from service.games.cryptids.rating import abandoned_settlement, forfeit_change
 from service.store import runs, snapshots
-from service.store.database import is_unavailable, transaction
+from service.store.database import transaction
+from service.usecases.periodic import every
 
 log = structlog.get_logger("service.runs")
 
@@ -64,13 +63,5 @@ async def sweep(
 async def run_idle_sweeper(
     pool: asyncpg.Pool, idle_seconds: float, repeat_seconds: float, interval_s: float
 ) -> None:
-    """Sweep every `interval_s` until cancelled; database outages are logged and waited out."""
-    while True:
-        try:
-            await sweep(pool, idle_seconds, repeat_seconds)
-        except Exception as exc:
-            if is_unavailable(exc):
-                log.warning("idle_sweep_database_unavailable", error=type(exc).__name__)
-            else:
-                log.exception("idle_sweep_failed")
-        await asyncio.sleep(interval_s)
+    """Sweep every `interval_s` until cancelled."""
+    await every(interval_s, "idle_sweep", lambda: sweep(pool, idle_seconds, repeat_seconds))

@@ -25,6 +25,7 @@ from service.store import idempotency
 from service.store import matches as store
 from service.store.database import is_unavailable
 from service.usecases.matches.progress import WAITING, Progress
+from service.usecases.periodic import every
 
 log = structlog.get_logger("service.matches")
 
@@ -118,23 +119,10 @@ async def sweep_retention(pool: asyncpg.Pool, retention: Retention) -> None:
         log.info("retention_swept", **swept)
 
 
-async def _every(interval_s: float, work: Callable[[], Awaitable[object]]) -> None:
-    """`work` every `interval_s` until cancelled; database outages are logged and waited out."""
-    while True:
-        try:
-            await work()
-        except Exception as exc:
-            if is_unavailable(exc):
-                log.warning("sweep_database_unavailable", error=type(exc).__name__)
-            else:
-                log.exception("sweep_failed")
-        await asyncio.sleep(interval_s)
-
-
 async def run_sweeper(pool: asyncpg.Pool, interval_s: float, retention: Retention) -> None:
     """Sweep every `interval_s` until cancelled. Retention runs in a loop of its own, so that a
     backlog of old rows never delays a turn timer."""
     await asyncio.gather(
-        _every(interval_s, lambda: sweep(pool)),
-        _every(interval_s, lambda: sweep_retention(pool, retention)),
+        every(interval_s, "sweep", lambda: sweep(pool)),
+        every(interval_s, "retention_sweep", lambda: sweep_retention(pool, retention)),
     )
