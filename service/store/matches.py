@@ -23,7 +23,7 @@ CHANNEL = "match_events"
 
 _MATCH_COLUMNS = (
     "match_id, game, ruleset, seed, seats, options::text, status, version, last_seq,"
-    " state::text, outcome::text, turn_seconds, due_at"
+    " state::text, outcome::text, turn_seconds, due_at, created_by"
 )
 
 
@@ -42,6 +42,8 @@ class MatchRow:
     outcome: dict[str, Any] | None
     turn_seconds: int | None
     due_at: datetime | None
+    # None for a match an operator made (a lesson, a tournament).
+    created_by: UUID | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ def _match(row: asyncpg.Record) -> MatchRow:
         outcome=None if row["outcome"] is None else json.loads(row["outcome"]),
         turn_seconds=row["turn_seconds"],
         due_at=row["due_at"],
+        created_by=row["created_by"],
     )
 
 

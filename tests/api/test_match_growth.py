@@ -80,6 +80,22 @@ async def test_an_operators_match_leaves_every_seat_but_the_bots_to_players(api:
     await play_out(api, match_id, [a, "", b], random.Random(1))
 
 
+async def test_a_player_who_leaves_an_operators_match_leaves_it_waiting_for_others(
+    api: Api,
+) -> None:
+    a, b = await new_players(api, 2)
+    match_id = (await operator_match(api, seats=2, bots=[])).body["match_id"]
+    await api.post(f"/v1/matches/{match_id}/join", token=a)
+    left = await api.post(f"/v1/matches/{match_id}/resign", token=a)
+    assert (left.status, left.body["status"]) == (200, "waiting")
+    # A player's own match, left by its only player, is over at once.
+    own = (await create(api, b)).body["match_id"]
+    gone = await api.post(f"/v1/matches/{own}/resign", token=b)
+    assert (gone.status, gone.body["status"]) == (200, "expired")
+    joined = await api.post(f"/v1/matches/{match_id}/join", token=b)
+    assert (joined.status, joined.body["seat"]) == (200, 0)
+
+
 @pytest.fixture
 async def capped(make_settings: Any) -> AsyncIterator[Api]:
     """A second instance on the session's database, with small caps."""

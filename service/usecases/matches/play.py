@@ -15,8 +15,8 @@ Decisions where the issue is silent:
   since (the seat's `guard`), not when only other seats have moved on.
 - Acting in a match that is waiting, finished or expired is 409 `match_not_active`.
 - Resigning an active match applies the game's rule (the seat loses or leaves; the others go
-  on or the match ends); resigning a waiting match frees the seat, and a waiting match left
-  with no player expires at once.
+  on or the match ends); resigning a waiting match frees the seat, and a player's waiting
+  match left with no player expires at once (an operator's waits for its players until due).
 - A turn timer restarts at every action; when it runs out, every human seat still asked to
   act gets the game's `timeout_action` (sweeper.py).
 - Bots act in the same transaction, at most MAX_BOT_ACTIONS of them (progress.py); the rest
@@ -176,7 +176,9 @@ async def resign(
                 await store.leave_seat(conn, match_id, seat)
                 seats[seat] = SeatRow(seat, None, False)
                 progress.emit([Event("seat_left", {"seat": seat})])
-                if all(s.player_id is None for s in seats):
+                # A player's match left with no player expires; an operator's waits for its
+                # players until it is due (a lesson is not ended by one who leaves it).
+                if row.created_by is not None and all(s.player_id is None for s in seats):
                     progress.expire()
                 await progress.save(conn, False)
                 return action_done(progress, seat)
