@@ -258,3 +258,22 @@ async def end_turn(call: Call) -> runs.TurnResult:
         ),
         retry=runs.Retry(body.version, call.idempotency_key, body.model_dump()),
     )
+
+
+@endpoints.route(
+    "POST",
+    "/v1/runs/{run_id}/abandon",
+    summary=(
+        "Give the run up now: it ends `abandoned` and settles its pending rating change with one"
+        " forfeited loss, as a run left idle does; its place among your open runs is free."
+        + RETRY_NOTE
+    ),
+    body=Move,
+    response=runs.Run,
+    errors=(400, 401, 404, 409, 422, 429),
+    idempotent=True,
+)
+async def abandon(call: Call) -> runs.Run:
+    body: Move = call.body
+    retry = runs.Retry(body.version, call.idempotency_key, body.model_dump())
+    return await runs.abandon(call.request.app[POOL], call.player, run_id(call), retry)

@@ -239,9 +239,11 @@ async def claim_idle(conn: asyncpg.Connection, idle_seconds: float, limit: int) 
     return [Idle(r["run_id"], r["player_id"], r["ruleset"], r["rating_change"]) for r in rows]
 
 
-async def abandon(
-    conn: asyncpg.Connection, ended: list[tuple[UUID, UUID, float, int]], status: str
-) -> int:
+# An open run to end: (run, player, the run's final rating change, the rating it settles).
+Ending = tuple[UUID, UUID, float, int]
+
+
+async def abandon(conn: asyncpg.Connection, ended: list[Ending], status: str) -> int:
     """End claimed runs with `status`: each (run, player, the run's final rating change, the
     rating it settles). Players are locked in one order first, so that two sweeps that share a
     player cannot deadlock."""

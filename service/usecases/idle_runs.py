@@ -8,6 +8,8 @@ settled, exactly once. A move on a run being ended waits for the sweep and then 
 over (409 `run_over`).
 """
 
+from uuid import UUID
+
 import asyncpg
 import structlog
 
@@ -25,18 +27,20 @@ BATCH = 200
 MAX_BATCHES_PER_TICK = 10
 
 
+def ending(run_id: UUID, player_id: UUID, ruleset: str, pending: float) -> runs.Ending:
+    """How an abandoned run ends: its final pending change, with one forfeited loss, and what
+    it settles on the player's rating."""
+    k = load_ruleset(ruleset).run.elo_k
+    return run_id, player_id, pending + forfeit_change(k), abandoned_settlement(pending, k)
+
+
 async def _end_batch(pool: asyncpg.Pool, idle_seconds: float, limit: int) -> tuple[int, int]:
     """Claim and end one batch; (runs claimed, runs ended)."""
     async with transaction(pool) as conn:
         claimed = await runs.claim_idle(conn, idle_seconds, limit)
         if not claimed:
             return 0, 0
-        ended = []
-        for idle in claimed:
-            k = load_ruleset(idle.ruleset).run.elo_k
-            final = idle.rating_change + forfeit_change(k)
-            settled = abandoned_settlement(idle.rating_change, k)
-            ended.append((idle.run_id, idle.player_id, final, settled))
+        ended = [ending(i.run_id, i.player_id, i.ruleset, i.rating_change) for i in claimed]
         return len(claimed), await runs.abandon(conn, ended, rules.ABANDONED)
 
 

@@ -39,6 +39,7 @@ from service.store.database import transaction
 from service.store.runs import RunRow
 from service.usecases import idempotency, pairing
 from service.usecases.errors import Conflict, Illegal, NotFound, invalid_field
+from service.usecases.idle_runs import ending
 from service.usecases.writes import checked_write
 
 ShopMove = Callable[[Ruleset, Shop], Shop]
@@ -359,6 +360,28 @@ async def shop_move(
         return answer if saved else None
 
     return await checked_write(pool, attempt, "the run")
+
+
+async def abandon(pool: asyncpg.Pool, player_id: UUID, run_id: UUID, retry: Retry) -> Run:
+    """End the run now, as a run left idle would end: `abandoned`, its pending rating change
+    settled with one forfeited loss (docs/rules/cryptids.md#abandoned-runs)."""
+    async with transaction(pool) as conn:
+
+        async def write() -> Run:
+            run = await runs.get(conn, run_id, player_id, lock=True)
+            if run is None:
+                raise NotFound(f"no run {run_id}")
+            _refuse_finished(run)
+            _refuse_stale(run, retry.version)
+            ended = ending(run_id, player_id, run.ruleset, run.rating_change)
+            await runs.abandon(conn, [ended], rules.ABANDONED)
+            after = await runs.get(conn, run_id, player_id)
+            assert after is not None
+            return _run_answer(after)
+
+        return await idempotency.write_once(
+            conn, player_id, retry.key, f"abandon:{run_id}", retry.request, write
+        )
 
 
 async def _answer_of(conn: asyncpg.Connection, battle: BattleRow, run: RunRow) -> TurnResult:

@@ -151,6 +151,36 @@ async def test_a_run_left_idle_settles_its_pending_change_and_one_loss(
         assert [r["status"] for r in listed] == ["abandoned"]
 
 
+async def test_a_player_may_abandon_a_run_at_once_as_an_idle_run_would_end(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, _ = fresh_service
+    _, token = await api.new_player("quitter")
+    opened = [(await api.post("/v1/runs", token=token)).body for _ in range(3)]
+    assert (await api.post("/v1/runs", token=token)).error_code == "too_many_open_runs"
+    run = await _turn(api, token, opened[0])
+    path = f"/v1/runs/{run['run']['run_id']}"
+    pending = run["run"]["rating_change_pending"]
+    stale = await api.post(path + "/abandon", {"version": 0}, token=token)
+    assert (stale.status, stale.error_code) == (409, "stale_version")
+    key = {"Idempotency-Key": "give-up"}
+    ended = await api.post(path + "/abandon", {}, token=token, headers=key)
+    assert (ended.status, ended.body["status"]) == (200, "abandoned")
+    assert ended.body["rating_change_pending"] == pending - ONE_LOSS
+    assert await _rating(api, token) == 1000 + round(pending - ONE_LOSS)
+    # A retry with its key gets the same answer and settles nothing twice.
+    again = await api.post(path + "/abandon", {}, token=token, headers=key)
+    assert again.body == ended.body and await _rating(api, token) == 1000 + round(
+        pending - ONE_LOSS
+    )
+    twice = await api.post(path + "/abandon", {}, token=token)
+    assert (twice.status, twice.error_code) == (409, "run_over")
+    _, other = await api.new_player("other")
+    foreign = await api.post(f"/v1/runs/{opened[1]['run_id']}/abandon", {}, token=other)
+    assert foreign.status == 404
+    assert (await api.post("/v1/runs", token=token)).status == 201
+
+
 async def test_two_sweeps_at_once_end_and_settle_each_idle_run_once(
     fresh_service: tuple[Api, web.Application],
 ) -> None:
