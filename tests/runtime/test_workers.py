@@ -62,6 +62,8 @@ def test_two_workers_share_the_port_and_stop_with_the_database(
     finally:
         master.send_signal(signal.SIGTERM)
         _, stderr = master.communicate(timeout=60)
+        # The service's own log, which pytest shows when the test fails.
+        sys.stderr.write(stderr.decode()[-8000:])
     assert master.returncode == 0, stderr.decode()
     assert not any(_alive(int(pid)) for pid in pids)
     assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "embedded database left running"
