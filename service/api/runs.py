@@ -28,7 +28,11 @@ class RunListQuery(Query):
 
 class Move(Body):
     version: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = Field(
-        None, description="the run's version you saw; 409 stale_version when it moved"
+        None,
+        description=(
+            "the run's version you saw; 409 stale_version when it moved, version_ahead when"
+            " the run has not reached it"
+        ),
     )
 
 

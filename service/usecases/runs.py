@@ -303,12 +303,20 @@ def _refuse_finished(run: RunRow) -> None:
 
 
 def _refuse_stale(run: RunRow, version: int | None) -> None:
-    if version is not None and version != run.version:
+    """A version sent must be the run's: an older one is stale, a newer one was never shown."""
+    if version is None or version == run.version:
+        return
+    if version > run.version:
         raise Conflict(
-            f"version {version} is stale; the run is at {run.version}",
+            f"version {version} is ahead of the run, which is at version {run.version}",
             {"version": run.version},
-            code="stale_version",
+            code="version_ahead",
         )
+    raise Conflict(
+        f"version {version} is stale; the run is at {run.version}",
+        {"version": run.version},
+        code="stale_version",
+    )
 
 
 def _apply(move: ShopMove, ruleset: Ruleset, shop: Shop) -> Shop:

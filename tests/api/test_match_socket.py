@@ -237,7 +237,7 @@ async def test_socket_actions_count_against_the_players_rate_limit(make_settings
             await ws.close()
     assert "rate_limited" in codes
     limited = codes.index("rate_limited")
-    assert set(codes[:limited]) == {"stale_version"} and set(codes[limited:]) == {"rate_limited"}
+    assert set(codes[:limited]) == {"version_ahead"} and set(codes[limited:]) == {"rate_limited"}
 
 
 async def test_a_frame_of_the_body_limit_is_answered_and_one_byte_more_closes_the_socket(

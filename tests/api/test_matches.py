@@ -137,7 +137,7 @@ async def test_refused_actions_change_nothing(api: Api) -> None:
     attempts = [
         (stranger, 0, legal[0], 403, "not_seated"),
         (idle, 0, {"type": "target", "seat": seat}, 403, "not_your_turn"),
-        (mover, 1, legal[0], 409, "stale_version"),
+        (mover, 1, legal[0], 409, "version_ahead"),
         (mover, 0, {"type": "target", "seat": seat}, 422, "illegal_action"),
         (mover, 0, {"type": "target", "seat": 1 - seat, "extra": 1}, 422, "illegal_action"),
         (mover, 0, {"type": "target", "seat": float(1 - seat)}, 422, "illegal_action"),
@@ -150,10 +150,29 @@ async def test_refused_actions_change_nothing(api: Api) -> None:
         assert (answer.status, answer.error_code) == (status, code), (action, answer.body)
         if code == "illegal_action":
             assert answer.body["error"]["details"]["reason"] == answer.body["error"]["message"]
-        if code == "stale_version":
+        if code == "version_ahead":
             assert answer.body["error"]["details"]["version"] == 0
     assert await read(api, a, match_id) == before
     assert len(await all_events(api, a, match_id)) == 5
+
+
+async def test_a_version_ahead_of_the_match_is_409_version_ahead_not_stale(api: Api) -> None:
+    """A version the match has not reached was never shown: it is not stale, it is ahead, and
+    the refusal gives the match's version and the seat's guard so that the client can catch up."""
+    a, b = await new_players(api, 2)
+    match_id = await start_match(api, [a, b])
+    tokens = [a, b]
+    before = await read(api, a, match_id)
+    (seat,) = before["to_act"]
+    action = (await read(api, tokens[seat], match_id))["legal_actions"][0]
+    ahead = await act(api, tokens[seat], match_id, 5, action)
+    assert (ahead.status, ahead.error_code) == (409, "version_ahead"), ahead.body
+    assert ahead.body["error"]["details"] == {"version": 0, "guard": 0}
+    assert ahead.body["error"]["message"] == (
+        "version 5 is ahead of the match, which is at version 0"
+    )
+    assert await read(api, a, match_id) == before
+    assert (await act(api, tokens[seat], match_id, 0, action)).status == 200
 
 
 async def test_an_action_answers_the_new_version_events_view_and_legal_actions(api: Api) -> None:

@@ -282,6 +282,24 @@ async def test_every_run_answer_carries_a_version_that_guards_the_next_move(api:
     assert (replayed.status, replayed.error_code) == (409, "stale_version")
 
 
+async def test_a_version_ahead_of_the_run_is_409_version_ahead_not_stale(api: Api) -> None:
+    """A version the run has not reached was never shown: it is not stale, it is ahead, and
+    the refusal gives the run's version so that the client can catch up."""
+    token, run = await _new_run(api)
+    path = f"/v1/runs/{run['run_id']}"
+    writes = [
+        ("/buy", {"slot": 0, "version": 5}),
+        ("/end-turn", {"version": 5}),
+        ("/abandon", {"version": 5}),
+    ]
+    for suffix, body in writes:
+        ahead = await api.post(path + suffix, body, token=token)
+        assert (ahead.status, ahead.error_code) == (409, "version_ahead"), suffix
+        assert ahead.body["error"]["details"] == {"version": 0}
+        assert "ahead" in ahead.body["error"]["message"]
+    assert (await api.get(path, token=token)).body == run
+
+
 @pytest.mark.parametrize("move", ["buy", "sell", "reroll", "freeze", "arrange"])
 async def test_a_shop_move_retried_with_its_idempotency_key_is_applied_once(
     api: Api, move: str

@@ -147,6 +147,20 @@ def test_soulstones_declared_before_flip() -> None:
     assert faces(side(state).flipped) == ["5c", "12m"]
 
 
+def test_soulstone_uses_are_a_set_accepted_in_any_order() -> None:
+    """How each stone is used is a declaration of uses, not a sequence: the uses in any order
+    are the same answer and reach the same state."""
+    state = comisaria_duel(["5c", "12m"], ["1c"])
+    listed, listed_events = act(state, 0, type="soulstones", uses=["plus_flip", "add_one"])
+    swapped, swapped_events = act(state, 0, type="soulstones", uses=["add_one", "plus_flip"])
+    assert GAME.dump_state(swapped) == GAME.dump_state(listed)
+    assert swapped_events == listed_events
+    assert event(swapped_events, "soulstones")["uses"] == ["plus_flip", "add_one"]
+    # Repeats count: three uses are not the two declared, whatever their order.
+    with pytest.raises(IllegalAction):
+        act(state, 0, type="soulstones", uses=["add_one", "add_one", "plus_flip"])
+
+
 def test_only_masters_and_henchmen_may_use_soulstones() -> None:
     """ "El Guardia del Gremio no tiene la capacidad de Usar Piedras de Alma (dado que no es ni
     Maestro ni Compinche), de manera que no declara que vaya a usar ninguna." """

@@ -155,6 +155,61 @@ def test_conquista_decks_hold_characters_of_one_faction() -> None:
     assert (caught.value.code, caught.value.details["card"]) == ("one_faction", "novicia_alba")
 
 
+def refusal(deck: list[str], mode: str) -> LoadoutError:
+    with pytest.raises(LoadoutError) as caught:
+        LEG.validate_loadout({"deck": deck}, {"mode": mode})
+    return caught.value
+
+
+def test_one_alignment_names_the_odd_card_also_when_it_is_listed_first() -> None:
+    """The mode's rule is broken by the card outside the alignment most characters share, not
+    by the eleven that agree with each other: it is named wherever it stands in the list."""
+    deck = CONTENT.ready_deck("escaramuza", "alianza")
+    deck[0] = "verdugo"  # one Themoria character, listed first, among eleven Alianza ones
+    refused = refusal(deck, "escaramuza")
+    assert refused.code == "one_alignment"
+    assert refused.details == {
+        "rule": "one_alignment",
+        "card": "verdugo",
+        "alignment": "themoria",
+        "expected": "alianza",
+        "mode": "escaramuza",
+        "counts": {"themoria": 1, "alianza": 11},
+    }
+    assert "'verdugo' is themoria; 11 of the 12 characters are alianza" in refused.message
+
+
+def test_one_faction_names_the_odd_card_also_when_it_is_listed_first() -> None:
+    deck = CONTENT.ready_deck("conquista", "alianza")
+    deck[0] = "novicia_alba"  # Orden del Alba, listed first, among Guardia de Velmar
+    refused = refusal(deck, "conquista")
+    assert (refused.code, refused.details["card"]) == ("one_faction", "novicia_alba")
+    assert (refused.details["faction"], refused.details["expected"]) == (
+        "orden_alba",
+        "guardia_velmar",
+    )
+
+
+def test_one_alignment_with_no_majority_keeps_the_first_listed_and_says_so() -> None:
+    """Six Themoria then six Alianza characters: neither is the odd one out, so the first
+    listed alignment is kept and the first character outside it is named."""
+    themoria = ["verdugo", "senor_ceniza", "soldado_ceniza"] * 2
+    deck = themoria + CONTENT.ready_deck("escaramuza", "alianza")[6:]
+    refused = refusal(deck, "escaramuza")
+    assert (refused.details["card"], refused.details["expected"]) == ("novicia_alba", "themoria")
+    assert refused.details["counts"] == {"themoria": 6, "alianza": 6}
+    assert "no alignment holds most of them" in refused.message
+
+
+@pytest.mark.parametrize("ready", [["alianza"], {"alianza": 1}, 1, None])
+def test_a_ready_deck_of_an_alignment_that_is_not_a_name_is_unknown_alignment(ready: Any) -> None:
+    """`ready` must name an alignment: a list or an object is refused as unknown, not looked
+    up as a key (it was a TypeError, a 500 over HTTP)."""
+    with pytest.raises(LoadoutError) as caught:
+        LEG.validate_loadout({"ready": ready}, {"mode": "legion"})
+    assert caught.value.code == "unknown_alignment"
+
+
 def test_legion_decks_may_mix_any_faction_or_alignment() -> None:
     """ "LEGION, para este modo las barajas podrán tener personajes de cualquier Facción o
     Alineamiento" """
@@ -284,6 +339,16 @@ def test_arranging_moves_characters_between_attack_and_defence() -> None:
     state, _ = act(state, 0, {"type": "arrange", "attack": [a]})
     assert (zone_of(state, 0, a), zone_of(state, 0, b)) == ("attack", "defence")
     assert state.phase == "attack"
+
+
+@pytest.mark.parametrize("attack", [[["x"]], [{}], [[]], [1, 1], ["x", "x"]])
+def test_an_arrange_listing_anything_but_my_characters_once_is_refused(attack: list[Any]) -> None:
+    """A list or an object among the characters sent to Attack is refused with the reason,
+    before the rules build the set of them (it was a TypeError, a 500 over HTTP)."""
+    state = table(phase="arrange")
+    put(state, 0, "verdugo")
+    with pytest.raises(IllegalAction, match="arrange 'attack' lists your characters"):
+        act(state, 0, {"type": "arrange", "attack": attack})
 
 
 # --- loyalty spending -----------------------------------------------------------------------

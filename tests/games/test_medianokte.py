@@ -404,6 +404,22 @@ def test_an_event_acts_at_once_then_goes_to_the_vacio() -> None:
     assert kinds(events) == ["played", "damage"]
 
 
+def test_picks_are_a_set_accepted_in_any_order() -> None:
+    """Which of a character's actions a tiring hits is a choice of actions, not a sequence:
+    `picks` in any order are the same answer and reach the same state."""
+    state = table()
+    ambush = give(state, 0, "emboscada")
+    ids = [s.id for s in state.players[1].slots]
+    play = {"type": "play", "card": ambush, "target": hero(state, 1)}
+    listed, listed_events = act(state, {**play, "picks": [ids[0], ids[2]]})
+    swapped, swapped_events = act(state, {**play, "picks": [ids[2], ids[0]]})
+    assert GAME.dump_state(swapped) == GAME.dump_state(listed)
+    assert swapped_events == listed_events
+    # Repeats count: the same action twice is not two actions.
+    with pytest.raises(IllegalAction):
+        act(state, {**play, "picks": [ids[0], ids[0]]})
+
+
 def test_the_player_of_an_event_chooses_its_targets() -> None:
     """En el caso de que el evento haga objetivo a alguien o algo es el jugador que lo juega
     quien escoge. Por ejemplo si el evento agota acciones del personaje oponente, es el jugador

@@ -197,7 +197,9 @@ def prompt(rules: Ruleset, state: State, seat: int) -> Prompt | None:
     if asked is None:
         return None
     kind, actions = asked
-    return Prompt(kind, actions, data={"duel": summary(rules, duel)})
+    # The uses are a multiset: a client may list them in any order.
+    unordered = ("uses",) if kind == "soulstones" else ()
+    return Prompt(kind, actions, data={"duel": summary(rules, duel)}, unordered=unordered)
 
 
 def _asked(rules: Ruleset, state: State, duel: Duel, side: Side) -> tuple[str, list[Action]] | None:

@@ -28,12 +28,16 @@ class Prompt:
     enumerated menu; `params` maps a parameterised action type to a JSON Schema per parameter,
     for menus too large to list (where to cut, which cards to discard); the rules check those
     parameters in `apply`. `data` is optional context for the client (e.g. the card to answer).
+    `unordered` names the fields of enumerated actions whose list means a set (repeats count,
+    order does not): an action that lists them in another order matches the enumerated one.
+    It is the rules' to declare, not part of the wire form; each game's rules doc names them.
     """
 
     kind: str
     actions: list[Action]
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+    unordered: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -15,7 +15,7 @@ one place: a game never writes a per-seat view by hand.
 """
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypedDict, TypeVar
 
@@ -157,8 +157,33 @@ def same_json(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def match_legal(legal: Sequence[Action], action: Any) -> Action:
-    """The legal action equal to `action` (JSON-exact), or raise `IllegalAction`."""
+def same_multiset(a: Any, b: Any) -> bool:
+    """Two JSON lists holding the same items (`same_json`) as often, in any order."""
+    if type(a) not in _SEQUENCES or type(b) not in _SEQUENCES or len(a) != len(b):
+        return False
+    left = list(b)
+    for item in a:
+        index = next((i for i, other in enumerate(left) if same_json(item, other)), None)
+        if index is None:
+            return False
+        del left[index]
+    return True
+
+
+def _same_but_order(candidate: Action, action: Any, unordered: Collection[str]) -> bool:
+    """`same_json`, except that the `unordered` fields are compared as multisets."""
+    if type(action) is not dict or candidate.keys() != action.keys():
+        return False
+    return all(
+        same_multiset(value, action[key]) if key in unordered else same_json(value, action[key])
+        for key, value in candidate.items()
+    )
+
+
+def match_legal(legal: Sequence[Action], action: Any, unordered: Collection[str] = ()) -> Action:
+    """The legal action equal to `action` (JSON-exact, but for the lists in its `unordered`
+    fields, which may come in any order), or raise `IllegalAction`. The legal action is
+    returned, so every order of a set reaches the same state."""
     if not isinstance(action, Mapping) or "type" not in action:
         raise IllegalAction("an action is an object with a 'type'")
     # Compared as trees rather than as canonical text: a match action is checked against every
@@ -166,6 +191,10 @@ def match_legal(legal: Sequence[Action], action: Any) -> Action:
     for candidate in legal:
         if same_json(candidate, action):
             return candidate
+    if unordered:
+        for candidate in legal:
+            if _same_but_order(candidate, action, unordered):
+                return candidate
     try:
         canonical(action)
     except (TypeError, ValueError) as exc:
@@ -264,8 +293,9 @@ class Game(ABC, Generic[S]):
     def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
         """The next state and what happened; raise `IllegalAction` and leave `state` as it was.
 
-        An enumerated action is matched JSON-exactly (`match_legal`); a parameterised one has
-        its parameters checked by the game.
+        An enumerated action is matched JSON-exactly (`match_legal`, lists in the prompt's
+        `unordered` fields in any order); a parameterised one has its parameters checked by the
+        game.
         """
 
     @abstractmethod

@@ -3,7 +3,8 @@
 A `TableGame` keeps its state as a `GameState` record (`state.py`). The kernel then provides:
 
 - `apply`: the match is not over, the seat holds a prompt, the action is one of the prompt's
-  (an enumerated action matched JSON-exactly, a parameterised one passed to the game to check),
+  (an enumerated action matched JSON-exactly, but for the lists its prompt declares
+  `unordered`, which may come in any order; a parameterised one passed to the game to check),
   then the game `play`s it on a copy of the state, so a refusal changes nothing;
 - `resign`: the same on a copy, then the game's `forfeit` (by default, with two seats, the
   other seat wins and the game `end`s);
@@ -66,7 +67,7 @@ class TableGame(Game[S]):
         if not asked.actions:
             takes = " or ".join(repr(name) for name in asked.params)
             raise IllegalAction(f"the {asked.kind!r} prompt takes {takes} with its parameters")
-        return match_legal(asked.actions, action)
+        return match_legal(asked.actions, action, asked.unordered)
 
     @abstractmethod
     def play(self, state: S, seat: int, asked: Prompt, action: Action, events: list[Event]) -> None:

@@ -1,5 +1,6 @@
 """The loyalty game's content (cards.toml): cards, modes and deck rules, validated at import."""
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -81,16 +82,29 @@ class Content:
             return deck
         characters = [self.cards[c] for c in deck if self.cards[c].type == "character"]
         key = "alignment" if rule == "alignment" else "faction"
-        for card in characters:
-            expected, found = getattr(characters[0], key), getattr(card, key)
-            if found != expected:
-                raise LoadoutError(
-                    f"one_{key}",
-                    f"in {mode} every character is of one {key}: {card.id!r} is {found}, "
-                    f"{characters[0].id!r} is {expected}",
-                    {"card": card.id, key: found, "expected": expected, "mode": mode},
-                )
-        return deck
+        # Counted per copy, in list order: the odd card is the one outside the value most of
+        # the characters share; on a tie the first listed of the tied values is kept.
+        counts = Counter(getattr(card, key) for card in characters)
+        if len(counts) < 2:
+            return deck
+        (expected, most), (_, runner_up) = counts.most_common(2)
+        odd = next(card for card in characters if getattr(card, key) != expected)
+        found = getattr(odd, key)
+        if most > runner_up:
+            why = f"{most} of the {len(characters)} characters are {expected}"
+        else:
+            why = f"no {key} holds most of them, so the first listed, {expected}, is kept"
+        raise LoadoutError(
+            f"one_{key}",
+            f"in {mode} every character is of one {key}: {odd.id!r} is {found}; {why}",
+            {
+                "card": odd.id,
+                key: found,
+                "expected": expected,
+                "mode": mode,
+                "counts": dict(counts),
+            },
+        )
 
     def ready_deck(self, mode: str, alignment: str) -> list[str]:
         """The ready-made deck of `mode` led by `alignment`."""

@@ -159,7 +159,9 @@ class MedianokteGame(TableGame[State]):
             return Prompt("choose_first", actions, data={"rolls": state.rolls})
         if state.phase == "turn" and seat == state.turn:
             left = ACTIVATIONS - state.used
-            return Prompt("activation", activations(state, seat), data={"activations_left": left})
+            # Which actions a tiring hits is a set: `picks` match in any order.
+            data = {"activations_left": left}
+            return Prompt("activation", activations(state, seat), data=data, unordered=("picks",))
         return None
 
     def play(

@@ -12,7 +12,8 @@ decides on that copy instead of reading (cache.py). Resigning locks the match ro
 Decisions where the issue is silent:
 - `version` counts the actions applied (players', bots', timeouts', resignations). A seat's
   action carries the version it saw; it is stale (409) when that seat's prompt has changed
-  since (the seat's `guard`), not when only other seats have moved on.
+  since (the seat's `guard`), not when only other seats have moved on. A version the match
+  has not reached is `version_ahead`, not stale.
 - Acting in a match that is waiting, finished or expired is 409 `match_not_active`.
 - Resigning an active match applies the game's rule (the seat loses or leaves; the others go
   on or the match ends); resigning a waiting match frees the seat, and a player's waiting
@@ -80,8 +81,15 @@ def _refuse_inactive(row: MatchRow) -> None:
 
 
 def _refuse_stale(row: MatchRow, seat: SeatRow, version: int) -> None:
-    """The seat must have seen its prompt as it is now: not older than its guard."""
-    if not seat.guard <= version <= row.version:
+    """The seat must have seen its prompt as it is now: not older than its guard, and not a
+    version the match has not reached (which no answer ever showed, so it is not stale)."""
+    if version > row.version:
+        raise Conflict(
+            f"version {version} is ahead of the match, which is at version {row.version}",
+            {"version": row.version, "guard": seat.guard},
+            code="version_ahead",
+        )
+    if version < seat.guard:
         raise Conflict(
             f"version {version} is stale for seat {seat.seat}: its prompt changed at"
             f" version {seat.guard}; the match is at {row.version}",
