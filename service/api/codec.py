@@ -239,7 +239,41 @@ def prefers_msgpack(accept: str | None) -> bool:
     return best_msgpack > 0 and best_msgpack >= best_json
 
 
+_INT64 = range(-(2**63), 2**64)
+
+
+def _writable(value: Any, msgpack_wanted: bool) -> Any:
+    """`value` with what the format cannot hold written another way: an error's details may
+    echo what a client sent, in the other format (bytes in JSON, an integer past 64 bits in
+    msgpack) or as a string no UTF-8 holds (a lone surrogate). Bytes become their text,
+    such integers their digits, a lone surrogate U+FFFD, a key that is not text its text."""
+    if isinstance(value, dict):
+        return {_key(k): _writable(v, msgpack_wanted) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_writable(v, msgpack_wanted) for v in value]
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, bytes | bytearray) and not msgpack_wanted:
+        return bytes(value).decode("utf-8", "replace")
+    if type(value) is int and msgpack_wanted and value not in _INT64:
+        return str(value)
+    return value
+
+
+def _key(key: Any) -> str:
+    text = _writable(key, msgpack_wanted=False)
+    return text if isinstance(text, str) else str(text)
+
+
 def encode(data: Any, msgpack_wanted: bool) -> tuple[bytes, str]:
+    try:
+        return _encode(data, msgpack_wanted)
+    except (TypeError, ValueError, OverflowError):
+        # Only an answer echoing what a client sent gets here: the fast path stays as it was.
+        return _encode(_writable(data, msgpack_wanted), msgpack_wanted)
+
+
+def _encode(data: Any, msgpack_wanted: bool) -> tuple[bytes, str]:
     if msgpack_wanted:
         try:
             # ormsgpack writes the same bytes as msgpack, about three times faster on a replay.

@@ -332,3 +332,38 @@ def test_a_battle_answer_in_msgpack_is_the_bytes_msgpack_writes() -> None:
         None, 264, [("mothman", 1, 2)] * 5, [("trauco", 0, 1)] * 5, True
     )
     assert codec.encode(outcome, msgpack_wanted=True)[0] == msgpack.packb(outcome)
+
+
+@pytest.mark.parametrize(
+    ("crew", "sent", "accept", "echoed"),
+    [
+        # msgpack's bin type, here the UTF-8 bytes of a lone surrogate: JSON has no bytes.
+        (b"\xed\xa0\x80", "msgpack", "json", "\ufffd\ufffd\ufffd"),
+        (b"gremio", "msgpack", "json", "gremio"),
+        # An integer JSON holds and msgpack does not: its digits.
+        (2**70, "json", "msgpack", str(2**70)),
+    ],
+)
+async def test_a_refusal_echoing_what_the_answers_format_cannot_hold_is_still_a_422(
+    api: Api, crew: Any, sent: str, accept: str, echoed: Any
+) -> None:
+    """A loadout's crew is named back in the refusal's details: a value the answer's format
+    cannot write is written another way, not a 500."""
+    _, token = await api.new_player("echo")
+    body = {"game": "fate-duel", "seats": 2, "loadout": {"crew": crew}}
+    raw = msgpack.packb(body) if sent == "msgpack" else json.dumps(body).encode()
+    answer = await api.post(
+        "/v1/matches",
+        raw=raw,
+        token=token,
+        headers={"Content-Type": f"application/{sent}", "Accept": f"application/{accept}"},
+    )
+    assert (answer.status, answer.error_code) == (422, "unknown_crew")
+    assert answer.body["error"]["details"]["card"] == echoed
+
+
+def test_an_answer_holding_a_lone_surrogate_is_written_with_a_replacement_character() -> None:
+    for wanted in (False, True):
+        raw, _ = codec.encode({"card": "a\ud800b"}, wanted)
+        decoded = msgpack.unpackb(raw) if wanted else json.loads(raw)
+        assert decoded == {"card": "a\ufffdb"}

@@ -88,11 +88,12 @@ def arrange(content: Content, state: State, seat: int, action: Action, events: l
     side = state.sides[seat]
     chosen = action.get("attack")
     cards = [u.card for u in side.units]
+    # Every item a string before the set of them is built: a list or an object is no key.
     if (
         set(action) != {"type", "attack"}
         or not isinstance(chosen, list)
-        or len(set(chosen)) != len(chosen)
         or not all(isinstance(c, str) and c in cards for c in chosen)
+        or len(set(chosen)) != len(chosen)
     ):
         raise IllegalAction("arrange 'attack' lists your characters in play that go to Attack")
     for unit in side.units:

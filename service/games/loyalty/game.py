@@ -95,9 +95,11 @@ class LoyaltyGameLeg(TableGame[State]):
                 {"mode": mode, "expected": options["mode"]},
             )
         if "ready" in loadout:
-            if loadout["ready"] not in self.content.alignments:
-                raise LoadoutError("unknown_alignment", f"no alignment {loadout['ready']!r}")
-            deck = self.content.ready_deck(mode, loadout["ready"])
+            # A string first: the alignments are looked up by a hashable key.
+            ready = loadout["ready"]
+            if not isinstance(ready, str) or ready not in self.content.alignments:
+                raise LoadoutError("unknown_alignment", f"no alignment {ready!r}")
+            deck = self.content.ready_deck(mode, ready)
         else:
             deck = self.content.check_deck(mode, loadout["deck"])
         return {"mode": mode, "deck": deck}
