@@ -16,6 +16,7 @@ from aiohttp import web
 from service.app import create_app
 from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
+from service.store.database import apply_schema, create_pool
 from tests.http import Api
 
 TEST_SECRET = "test-secret-key-of-thirty-two-bytes!"
@@ -83,6 +84,15 @@ async def fresh_database_url(settings: Settings) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await admin.close()
+
+
+@pytest.fixture
+async def fresh_pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a new database with the schema applied, closed afterwards."""
+    pool = await create_pool(fresh_database_url, 1, 4, 60.0)
+    await apply_schema(pool)
+    yield pool
+    await pool.close()
 
 
 @pytest.fixture

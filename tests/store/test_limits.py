@@ -1,23 +1,17 @@
 """The shared token buckets (service/store/limits.py), on a database of their own."""
 
-from collections.abc import AsyncIterator
-
 import asyncpg
 import pytest
 
 from service.store import limits
-from service.store.database import apply_schema, create_pool
 
 # A token every 100 s: nothing refills within a test.
 SLOW = 0.01
 
 
 @pytest.fixture
-async def pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(fresh_database_url, 1, 4, 60.0)
-    await apply_schema(pool)
-    yield pool
-    await pool.close()
+def pool(fresh_pool: asyncpg.Pool) -> asyncpg.Pool:
+    return fresh_pool
 
 
 async def test_a_bucket_gives_its_burst_then_tells_the_wait_for_a_token(

@@ -1,12 +1,11 @@
 import statistics
 import time
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
 
 from bench.leaderboard import fill, ladder_positions
-from service.store.database import apply_schema, create_pool
+from service.store.database import apply_schema
 from service.usecases import players
 
 # Generous: the read takes a few milliseconds on a laptop; counting over the table took seconds.
@@ -21,11 +20,8 @@ SELECT count(*) FROM (SELECT rating, count(*) AS n FROM players GROUP BY rating)
 
 
 @pytest.fixture
-async def pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(fresh_database_url, 1, 4, 60.0)
-    await apply_schema(pool)
-    yield pool
-    await pool.close()
+def pool(fresh_pool: asyncpg.Pool) -> asyncpg.Pool:
+    return fresh_pool
 
 
 async def test_around_me_among_a_million_players_reads_a_bounded_page(pool: asyncpg.Pool) -> None:
