@@ -54,6 +54,7 @@ class Registry:
                     "min_seats": game.min_seats,
                     "max_seats": game.max_seats,
                     "options": game.options_schema(),
+                    "preferences": game.preferences_schema(),
                     "loadout": game.loadout_schema(),
                     "sample_loadout": game.sample_loadout(0, options),
                 }

@@ -7,12 +7,16 @@ as "5f3a09c2.s0-3:c7", unique in the match and across the legs of a series); bot
 cut the opponent's deck at once; then each draws 3. A turn: the turn player plays a card,
 draws, or (with neither) passes; after a play the opponent may respond with a higher card.
 The higher card scores a point for its owner. First to 3 points wins; when every hand and
-deck is empty the higher score wins.
+deck is empty the higher score wins. A seat may prefer to pass every response it cannot win
+(`auto_pass`), and is then not asked.
 """
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
+from service.games.kernel.catalogue import catalogue, entry
 from service.games.kernel.hidden import Hidden
 from service.games.kernel.loadouts import LoadoutError, check_deck
 from service.games.kernel.prompts import Action, Prompt
@@ -21,6 +25,7 @@ from service.games.kernel.rng import SplitMix64, one_way_seed
 from service.games.kernel.series import Series
 from service.games.kernel.state import GameState
 from service.games.kernel.table import TableGame
+from service.games.kernel.views import BOOL, INT, STR, array, card, nullable, obj, zone, zone_schema
 from service.games.registry import REGISTRY
 
 CARDS = tuple(f"c{n}" for n in range(10))
@@ -31,9 +36,18 @@ HAND = 3
 POINTS_TO_WIN = 3
 
 
+def card_of(instance: str) -> str:
+    """The catalogue id of a card instance ("5f3a09c2.s0-3:c7" is a "c7")."""
+    return instance.rsplit(":", 1)[-1]
+
+
 def value(card: str) -> int:
     """A card's number, from its id ("c7") or an instance's ("5f3a09c2.s0-3:c7")."""
-    return int(card.rsplit(":", 1)[-1][1:])
+    return int(card_of(card)[1:])
+
+
+def _listed(cards: Sequence[str]) -> list[dict[str, str]]:
+    return [{"id": c, "card": card_of(c)} for c in cards]
 
 
 class CardState(GameState, kw_only=True):
@@ -47,6 +61,7 @@ class CardState(GameState, kw_only=True):
     scores: list[int]
     discard: list[str]
     result: Outcome | None
+    auto_pass: list[bool] = msgspec.field(default_factory=lambda: [False, False])
 
 
 class CardGame(TableGame[CardState]):
@@ -58,6 +73,15 @@ class CardGame(TableGame[CardState]):
 
     def options_schema(self) -> dict[str, OptionSpec]:
         return {"first_seat": {"type": "int", "default": 0, "min": 0, "max": 1}}
+
+    def preferences_schema(self) -> dict[str, OptionSpec]:
+        return {"auto_pass": {"type": "bool", "default": False}}
+
+    def keep_preferences(
+        self, state: CardState, seat: int, preferences: Mapping[str, Any], events: list[Event]
+    ) -> None:
+        state.auto_pass[seat] = preferences["auto_pass"]
+        self._pass_if_preferred(state, events)
 
     def loadout_schema(self) -> dict[str, Any]:
         deck = {"type": "array", "items": {"enum": [c for c in CARDS if c not in BANNED]}}
@@ -140,6 +164,7 @@ class CardGame(TableGame[CardState]):
             state.table = action["card"]
             state.phase = "response"
             events.append(Event("played", {"seat": seat, "card": action["card"]}))
+            self._pass_if_preferred(state, events)
         elif action["type"] == "draw":
             _draw(state, seat, events)
             _next_turn(state, 1 - seat, events)
@@ -148,6 +173,16 @@ class CardGame(TableGame[CardState]):
             _next_turn(state, 1 - seat, events)
         else:
             self._answer(state, seat, action, events)
+
+    def _pass_if_preferred(self, state: CardState, events: list[Event]) -> None:
+        """The responder who prefers it passes a response it cannot win, unasked."""
+        responder = 1 - state.turn
+        if state.phase != "response" or not state.auto_pass[responder]:
+            return
+        prompt = self.prompt(state, responder)
+        if prompt is not None and prompt.actions == [{"type": "pass"}]:
+            events.append(Event("auto_passed", {"seat": responder}))
+            self._answer(state, responder, {"type": "pass"}, events)
 
     def _cut(self, state: CardState, seat: int, at: int) -> None:
         deck = state.decks[1 - seat]
@@ -190,22 +225,54 @@ class CardGame(TableGame[CardState]):
             return {"type": "cut", "at": 1}
         return super().timeout_action(state, seat)
 
+    def refusal(
+        self, state: CardState, seat: int, asked: Prompt, action: Action
+    ) -> IllegalAction | None:
+        chosen = action.get("card")
+        if action["type"] in ("play", "respond") and chosen not in state.hands[seat]:
+            return IllegalAction("not_in_hand", f"{chosen!r} is not in your hand")
+        if action["type"] == "respond" and state.table is not None:
+            return IllegalAction("too_low", f"a response must beat {card_of(state.table)}")
+        return None
+
+    def catalogue(self) -> dict[str, Any]:
+        cards = [
+            entry(c, f"Card {value(c)}", "card", None, {"value": value(c)}, [],
+                  templates={}, words={})
+            for c in CARDS
+        ]  # fmt: skip
+        return catalogue(cards, {"deck": DECK_SIZE, "hand": HAND, "points_to_win": POINTS_TO_WIN})
+
+    def view_schema(self) -> dict[str, Any]:
+        return obj(
+            phase=STR,
+            turn=INT,
+            first=INT,
+            cut=array(BOOL),
+            decks=array(zone_schema(card())),
+            hands=array(zone_schema(card())),
+            table=nullable(card()),
+            scores=array(INT),
+            discard=zone_schema(card()),
+            outcome=nullable({"type": "object"}),
+        )
+
     def observe(self, state: CardState) -> dict[str, Any]:
         return {
             "phase": state.phase,
             "turn": state.turn,
             "first": state.first,
             "cut": list(state.cut),
-            "decks": [Hidden((), list(d), shown=len(d)) for d in state.decks],
-            "hands": [Hidden((s,), list(h), shown=len(h)) for s, h in enumerate(state.hands)],
-            "table": state.table,
+            "decks": [zone(_listed(d), ()) for d in state.decks],
+            "hands": [zone(_listed(h), (s,)) for s, h in enumerate(state.hands)],
+            "table": None if state.table is None else _listed([state.table])[0],
             "scores": list(state.scores),
-            "discard": list(state.discard),
+            "discard": zone(_listed(state.discard)),
             "outcome": state.result,
         }
 
     def secrets(self, state: CardState, seat: int | None) -> list[Any]:
-        orders = [list(d) for d in state.decks if len(d) > 1]
+        orders = [_listed(d) for d in state.decks if len(d) > 1]
         in_decks = [c for d in state.decks for c in d]
         in_hands = [c for s, h in enumerate(state.hands) if s != seat for c in h]
         return [*super().secrets(state, seat), *orders, *in_decks, *in_hands]
@@ -221,7 +288,7 @@ class CardGame(TableGame[CardState]):
             # The cheapest card that wins the point, keeping the big ones.
             return min(cards, key=lambda a: value(a["card"])) if cards else by_type["pass"]
         # With a short hand and cards to draw, draw; else lead the highest card.
-        if "draw" in by_type and len(view["hands"][view["seat"]]) < 2:
+        if "draw" in by_type and view["hands"][view["seat"]]["count"] < 2:
             return by_type["draw"]
         if cards:
             return max(cards, key=lambda a: value(a["card"]))
@@ -230,10 +297,12 @@ class CardGame(TableGame[CardState]):
 
 def _cut_position(action: Any, maximum: int) -> int:
     if not isinstance(action, Mapping) or set(action) != {"type", "at"}:
-        raise IllegalAction('a cut is {"type": "cut", "at": n}')
+        raise IllegalAction("bad_param", 'a cut is {"type": "cut", "at": n}')
     at = action["at"]
     if action["type"] != "cut" or type(at) is not int or not 1 <= at <= maximum:
-        raise IllegalAction(f"cut position 'at' must be an integer from 1 to {maximum}")
+        raise IllegalAction(
+            "bad_param", f"cut position 'at' must be an integer from 1 to {maximum}"
+        )
     return at
 
 

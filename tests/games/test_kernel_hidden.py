@@ -95,10 +95,12 @@ def test_card_game_draws_show_the_card_to_the_drawer_only() -> None:
 def test_card_game_views_show_own_hand_other_hands_and_decks_only_as_counts() -> None:
     state, _ = after_cuts()
     mine = CARD_GAME.view(state, 0)
-    assert mine["hands"] == [state.hands[0], 3]
-    assert mine["decks"] == [5, 5]
-    assert CARD_GAME.view(state, None)["hands"] == [3, 3]
-    assert CARD_GAME.replay_view(state)["decks"] == state.decks
+    own = [{"id": c, "card": c.rsplit(":", 1)[-1]} for c in state.hands[0]]
+    assert mine["hands"] == [{"count": 3, "cards": own}, {"count": 3, "cards": None}]
+    assert mine["decks"] == [{"count": 5, "cards": None}] * 2
+    assert CARD_GAME.view(state, None)["hands"] == [{"count": 3, "cards": None}] * 2
+    revealed = CARD_GAME.replay_view(state)["decks"]
+    assert [[c["id"] for c in deck["cards"]] for deck in revealed] == state.decks
 
 
 @pytest.mark.parametrize("game", GAME_LIST, ids=lambda g: f"{g.id}:{g.ruleset}")

@@ -225,7 +225,7 @@ def test_match_legal_returns_the_canonical_action() -> None:
         {"type": "target"},
     )
     for wrong in wrongs:
-        with pytest.raises(IllegalAction, match="not legal now"):
+        with pytest.raises(IllegalAction, match="not offered now"):
             match_legal(legal, wrong)
 
 
@@ -238,7 +238,7 @@ def test_match_legal_compares_nested_values_as_strictly_as_json_text() -> None:
         {"type": "discard", "cards": [1, 2], "pay": {"gold": 1.0}},
         {"type": "discard", "cards": [1, 2], "pay": [["gold", 1]]},
     ):
-        with pytest.raises(IllegalAction, match="not legal now"):
+        with pytest.raises(IllegalAction, match="not offered now"):
             match_legal(legal, wrong)
 
 

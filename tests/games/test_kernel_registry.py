@@ -120,9 +120,11 @@ def test_describe_names_every_ruleset_the_loadout_schema_and_a_legal_sample(
         "min_seats": 2,
         "max_seats": 4,
         "options": {},
+        "preferences": {},
         "loadout": None,
         "sample_loadout": None,
     }
+    assert cards["preferences"] == {"auto_pass": {"type": "bool", "default": False}}
     assert cards["loadout"]["properties"]["deck"]["minItems"] == 8
     game = cardgame.CARD_GAME
     options = game.check_options(2, {})

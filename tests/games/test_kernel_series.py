@@ -6,12 +6,14 @@ from typing import Any
 
 import pytest
 
+from service.games.kernel.catalogue import catalogue
 from service.games.kernel.prompts import Action, Prompt
 from service.games.kernel.protocol import Event, IllegalAction, Outcome, rebuild
 from service.games.kernel.rng import SplitMix64, one_way_seed
 from service.games.kernel.series import Series, SeriesState, leg_seed
 from service.games.kernel.state import GameState
 from service.games.kernel.table import TableGame
+from service.games.kernel.views import nullable, obj
 from tests.games.cardgame import CARD_SERIES
 from tests.games.helpers import loadouts, start
 
@@ -60,6 +62,12 @@ class Decide(TableGame[DecideState]):
 
     def outcome(self, state: DecideState) -> Outcome | None:
         return state.result
+
+    def view_schema(self) -> dict[str, Any]:
+        return obj(result=nullable({"type": "object"}))
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue([], {})
 
     def observe(self, state: DecideState) -> dict[str, Any]:
         return {"result": state.result}

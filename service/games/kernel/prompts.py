@@ -31,6 +31,8 @@ class Prompt:
     `unordered` names the fields of enumerated actions whose list means a set (repeats count,
     order does not): an action that lists them in another order matches the enumerated one.
     It is the rules' to declare, not part of the wire form; each game's rules doc names them.
+    `loses` holds the indices of the enumerated actions that lose the match at once; the wire
+    form flags each with `"loses": true`, which an answer may send back or leave out.
     """
 
     kind: str
@@ -38,11 +40,15 @@ class Prompt:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     unordered: tuple[str, ...] = ()
+    loses: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
-            "actions": [dict(a) for a in self.actions],
+            "actions": [
+                {**a, "loses": True} if i in self.loses else dict(a)
+                for i, a in enumerate(self.actions)
+            ],
             "params": {t: dict(p) for t, p in self.params.items()},
             "data": dict(self.data),
         }

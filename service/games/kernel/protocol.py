@@ -30,6 +30,10 @@ S = TypeVar("S")
 RESIGN: Action = {"type": "$resign"}
 """How an action log records a resignation, so `rebuild` replays it through `Game.resign`."""
 
+PREFER = "$prefer"
+"""The type of an action log's entry that sets a seat's preferences, replayed through
+`Game.prefer`: `{"type": "$prefer", **preferences}`."""
+
 
 class GameError(ValueError):
     """A match cannot be set up as asked (bad seat count or options)."""
@@ -40,7 +44,18 @@ class GameError(ValueError):
 
 
 class IllegalAction(GameError):
-    """The action is not legal for that seat now; the state is unchanged."""
+    """The action is not legal for that seat now; the state is unchanged.
+
+    `code` is the stable reason a client branches on (the kernel's are listed in
+    docs/architecture.md#refusals, each game's in its rules doc); `reason` is the sentence a
+    player reads; `details` is what helps to fix the action (the types offered, the field out
+    of its schema).
+    """
+
+    def __init__(self, code: str, reason: str, **details: Any) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -184,8 +199,8 @@ def match_legal(legal: Sequence[Action], action: Any, unordered: Collection[str]
     """The legal action equal to `action` (JSON-exact, but for the lists in its `unordered`
     fields, which may come in any order), or raise `IllegalAction`. The legal action is
     returned, so every order of a set reaches the same state."""
-    if not isinstance(action, Mapping) or "type" not in action:
-        raise IllegalAction("an action is an object with a 'type'")
+    if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+        raise IllegalAction("not_an_action", "an action is an object with a 'type'")
     # Compared as trees rather than as canonical text: a match action is checked against every
     # legal one, and writing each as JSON was a tenth of the action's CPU.
     for candidate in legal:
@@ -198,8 +213,15 @@ def match_legal(legal: Sequence[Action], action: Any, unordered: Collection[str]
     try:
         canonical(action)
     except (TypeError, ValueError) as exc:
-        raise IllegalAction("the action is not JSON") from exc
-    raise IllegalAction(f"{action.get('type')!r} with these fields is not legal now")
+        raise IllegalAction("not_an_action", "the action is not JSON") from exc
+    offered = sorted({candidate["type"] for candidate in legal})
+    if action["type"] not in offered:
+        raise IllegalAction(
+            "type_not_offered",
+            f"{action['type']!r} is not offered now; the actions offered are {', '.join(offered)}",
+            offered=offered,
+        )
+    raise IllegalAction("not_offered", f"{action['type']!r} with these fields is not offered now")
 
 
 class Game(ABC, Generic[S]):
@@ -307,6 +329,16 @@ class Game(ABC, Generic[S]):
     def outcome(self, state: S) -> Outcome | None:
         """None while the match runs."""
 
+    def preferences_schema(self) -> dict[str, OptionSpec]:
+        """The standing preferences a seat may set at any moment of a match (e.g. pass every
+        window it cannot answer), by name; none by default."""
+        return {}
+
+    def prefer(self, state: S, seat: int, preferences: Mapping[str, Any]) -> tuple[S, list[Event]]:
+        """`seat` sets its preferences (all of them, defaults filled in): the next state and
+        what happened; `IllegalAction` when the game has none or they do not fit the schema."""
+        raise IllegalAction("no_preferences", f"{self.id} has no seat preferences")
+
     def timeout_action(self, state: S, seat: int) -> Action:
         """The action applied when `seat`'s timer runs out: by default its first enumerated one.
 
@@ -324,8 +356,20 @@ class Game(ABC, Generic[S]):
         """Everything about the match with every secret marked `Hidden`; never the generator."""
 
     def view(self, state: S, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see; `None` is a spectator."""
-        return {**redact(self.observe(state), seat), "seat": seat}
+        """What `seat` may see; `None` is a spectator. Every view names its game and ruleset."""
+        seen = redact(self.observe(state), seat)
+        return {**seen, "game": self.id, "ruleset": self.ruleset, "seat": seat}
+
+    @abstractmethod
+    def view_schema(self) -> dict[str, Any]:
+        """The JSON Schema of `observe` as any seat or a spectator receives it, redacted: one
+        shape for every seat (docs/architecture.md#views). The kernel adds game, ruleset and
+        seat, and publishes it as the OpenAPI component `View_<game>`."""
+
+    @abstractmethod
+    def catalogue(self) -> dict[str, Any]:
+        """Everything a table shows that the view names by id, as `{"entries", "rules"}`
+        (docs/architecture.md#catalogues); built with `kernel.catalogue`."""
 
     @abstractmethod
     def secrets(self, state: S, seat: int | None) -> list[Any]:
@@ -347,7 +391,7 @@ class Game(ABC, Generic[S]):
         """The bot's answer for `seat`, given only what that seat sees (the server calls this)."""
         prompt = self.prompt(state, seat)
         if prompt is None:
-            raise IllegalAction(f"seat {seat} may not act now")
+            raise IllegalAction("not_asked", f"seat {seat} may not act now")
         return self.bot_action(self.view(state, seat), prompt, rng_seed)
 
     # --- storing -------------------------------------------------------------------------
@@ -362,6 +406,16 @@ class Game(ABC, Generic[S]):
         service loads the same data again for the next action."""
 
 
+def replay_step(game: Game[S], state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
+    """One entry of an action log played again: an action, a resignation (`RESIGN`) or a
+    seat's preferences (`PREFER`)."""
+    if action == RESIGN:
+        return game.resign(state, seat)
+    if action.get("type") == PREFER:
+        return game.prefer(state, seat, {k: v for k, v in action.items() if k != "type"})
+    return game.apply(state, seat, action)
+
+
 def rebuild(
     game: Game[S],
     seed: int,
@@ -370,11 +424,8 @@ def rebuild(
     loadouts: Sequence[Any],
     action_log: Iterable[tuple[int, Action]],
 ) -> S:
-    """The state reached by replaying `action_log` (with `RESIGN` entries) from setup."""
+    """The state reached by replaying `action_log` from setup."""
     state = game.setup(seed, seats, options, loadouts)
     for seat, action in action_log:
-        if action == RESIGN:
-            state, _ = game.resign(state, seat)
-        else:
-            state, _ = game.apply(state, seat, action)
+        state, _ = replay_step(game, state, seat, action)
     return state

@@ -12,6 +12,7 @@ Rules of the series (ours: the source texts only ask for best of 3):
 - When a leg ends, the next begins inside the same `apply` ("leg_over", "leg_started"); the
   inner game's own "game_over" closes a leg, "series_over" closes the match.
 - Resigning gives up the whole match: the others are ranked by points, the resigning seat last.
+- A seat's preferences hold for the rest of the match: each new leg starts with them.
 """
 
 from collections.abc import Mapping, Sequence
@@ -23,6 +24,7 @@ from service.games.kernel.prompts import Action, Prompt
 from service.games.kernel.protocol import Event, Game, IllegalAction, OptionSpec, Outcome
 from service.games.kernel.rng import one_way_seed
 from service.games.kernel.state import dump_state, load_state
+from service.games.kernel.views import INT, array, nullable, obj
 
 
 def leg_seed(seed: int, leg: int) -> int:
@@ -42,6 +44,8 @@ class SeriesState(msgspec.Struct):
     legs: list[dict[str, Any]]
     inner: Any
     result: Outcome | None = msgspec.field(default=None, name="outcome")
+    # Each seat's preferences as last set (an empty dict: none), given to every new leg.
+    preferences: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
 
 def _ranking(score: Sequence[int], seats: Sequence[int]) -> list[list[int]]:
@@ -103,7 +107,7 @@ class Series(Game[SeriesState]):
         self, state: SeriesState, seat: int, action: Action
     ) -> tuple[SeriesState, list[Event]]:
         if state.result is not None:
-            raise IllegalAction("the match is over")
+            raise IllegalAction("match_over", "the match is over")
         inner, events = self.inner.apply(state.inner, seat, action)
         new = msgspec.structs.replace(
             state, inner=inner, score=list(state.score), legs=list(state.legs)
@@ -133,6 +137,9 @@ class Series(Game[SeriesState]):
         state.inner = self.inner.setup(
             leg_seed(state.seed, state.leg), state.seats, state.options, state.loadouts
         )
+        for seat, preferences in enumerate(state.preferences):
+            if preferences:
+                state.inner, _ = self.inner.prefer(state.inner, seat, preferences)
         events.extend(self.setup_events(state))
 
     def _finish(self, state: SeriesState, outcome: Outcome, events: list[Event]) -> None:
@@ -141,13 +148,30 @@ class Series(Game[SeriesState]):
 
     def resign(self, state: SeriesState, seat: int) -> tuple[SeriesState, list[Event]]:
         if state.result is not None:
-            raise IllegalAction("the match is over")
+            raise IllegalAction("match_over", "the match is over")
         if seat not in range(state.seats):
-            raise IllegalAction(f"seat {seat} is not in the match")
+            raise IllegalAction("not_seated", f"seat {seat} is not in the match")
         others = _ranking(state.score, [s for s in range(state.seats) if s != seat])
         new = msgspec.structs.replace(state)
         events = [Event("resigned", {"seat": seat})]
         self._finish(new, {"winners": others[0], "ranking": [*others, [seat]]}, events)
+        return new, events
+
+    def preferences_schema(self) -> dict[str, OptionSpec]:
+        return self.inner.preferences_schema()
+
+    def prefer(
+        self, state: SeriesState, seat: int, preferences: Mapping[str, Any]
+    ) -> tuple[SeriesState, list[Event]]:
+        if state.result is not None:
+            raise IllegalAction("match_over", "the match is over")
+        inner, events = self.inner.prefer(state.inner, seat, preferences)
+        kept = [dict(p) for p in state.preferences] + [{}] * (state.seats - len(state.preferences))
+        kept[seat] = dict(preferences)
+        new = msgspec.structs.replace(
+            state, inner=inner, score=list(state.score), legs=list(state.legs), preferences=kept
+        )
+        self._after_leg(new, events)
         return new, events
 
     def outcome(self, state: SeriesState) -> Outcome | None:
@@ -162,6 +186,20 @@ class Series(Game[SeriesState]):
             "inner": self.inner.observe(state.inner),
             "outcome": state.result,
         }
+
+    def view_schema(self) -> dict[str, Any]:
+        outcome = nullable({"type": "object"})
+        return obj(
+            best_of=INT,
+            leg=INT,
+            score=array(INT),
+            legs=array(obj(leg=INT, outcome={"type": "object"})),
+            inner=self.inner.view_schema(),
+            outcome=outcome,
+        )
+
+    def catalogue(self) -> dict[str, Any]:
+        return self.inner.catalogue()
 
     def secrets(self, state: SeriesState, seat: int | None) -> list[Any]:
         seeds = [leg_seed(state.seed, leg) for leg in range(1, state.leg + 1)]

@@ -4,8 +4,12 @@ A `TableGame` keeps its state as a `GameState` record (`state.py`). The kernel t
 
 - `apply`: the match is not over, the seat holds a prompt, the action is one of the prompt's
   (an enumerated action matched JSON-exactly, but for the lists its prompt declares
-  `unordered`, which may come in any order; a parameterised one passed to the game to check),
-  then the game `play`s it on a copy of the state, so a refusal changes nothing;
+  `unordered`, which may come in any order; a parameterised one checked against its schemas
+  and passed to the game), then the game `play`s it on a copy of the state, so a refusal
+  changes nothing. An enumerated action that matches none is explained by the game's
+  `refusal`, when it has more to say than the kernel's `not_offered`;
+- `prefer`: a seat's standing preferences (`preferences_schema`), checked, then kept by the
+  game's `keep_preferences` on a copy of the state;
 - `resign`: the same on a copy, then the game's `forfeit` (by default, with two seats, the
   other seat wins and the game `end`s);
 - `replay_view`: the observation with everything revealed, plus the seed and the generator;
@@ -20,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from service.games.kernel.hidden import reveal
+from service.games.kernel.params import check_params
 from service.games.kernel.prompts import Action, Prompt
 from service.games.kernel.protocol import (
     Event,
@@ -28,6 +33,7 @@ from service.games.kernel.protocol import (
     IllegalAction,
     Outcome,
     match_legal,
+    resolve_options,
 )
 from service.games.kernel.state import GameState, copy_state, dump_state, load_state
 
@@ -46,28 +52,47 @@ class TableGame(Game[S]):
 
     def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
         if self.outcome(state) is not None:
-            raise IllegalAction("the match is over")
+            raise IllegalAction("match_over", "the match is over")
         seated = type(seat) is int and 0 <= seat < self.seat_count(state)
         asked = self.prompt(state, seat) if seated else None
         if asked is None:
-            raise IllegalAction(f"seat {seat} may not act now; waiting for {self.to_act(state)}")
-        chosen = self._chosen(asked, action)
+            waiting = self.to_act(state)
+            raise IllegalAction("not_asked", f"seat {seat} may not act now; waiting for {waiting}")
+        chosen = self._chosen(state, seat, asked, action)
         new = copy_state(state)
         events: list[Event] = []
         self.play(new, seat, asked, chosen, events)
         return new, events
 
-    @staticmethod
-    def _chosen(asked: Prompt, action: Any) -> Action:
+    def _chosen(self, state: S, seat: int, asked: Prompt, action: Any) -> Action:
         """The prompt's enumerated action equal to `action`, or `action` itself when its type
-        is one of the prompt's parameterised actions (its parameters are the game's to check)."""
+        is one of the prompt's parameterised actions and its parameters fit their schemas."""
         kind = action.get("type") if isinstance(action, Mapping) else None
-        if isinstance(kind, str) and kind in asked.params:
+        if not isinstance(kind, str):
+            raise IllegalAction("not_an_action", "an action is an object with a 'type'")
+        if kind in asked.params:
+            check_params(kind, asked.params[kind], action)
             return dict(action)
-        if not asked.actions:
-            takes = " or ".join(repr(name) for name in asked.params)
-            raise IllegalAction(f"the {asked.kind!r} prompt takes {takes} with its parameters")
-        return match_legal(asked.actions, action, asked.unordered)
+        offered = sorted({candidate["type"] for candidate in asked.actions} | set(asked.params))
+        if kind not in offered:
+            raise IllegalAction(
+                "type_not_offered",
+                f"the {asked.kind!r} prompt offers {', '.join(offered)}, not {kind!r}",
+                offered=offered,
+            )
+        # The flag a prompt puts on an answer that loses is the server's word, not the action's.
+        sent = {key: value for key, value in action.items() if key != "loses"}
+        try:
+            return match_legal(asked.actions, sent, asked.unordered)
+        except IllegalAction as refused:
+            if refused.code != "not_offered":
+                raise
+            raise self.refusal(state, seat, asked, sent) or refused from None
+
+    def refusal(self, state: S, seat: int, asked: Prompt, action: Action) -> IllegalAction | None:
+        """Why `action`, of a type `asked` offers, is none of its enumerated actions: the rule
+        it breaks, with the code the rules doc lists. None leaves the kernel's `not_offered`."""
+        return None
 
     @abstractmethod
     def play(self, state: S, seat: int, asked: Prompt, action: Action, events: list[Event]) -> None:
@@ -79,7 +104,7 @@ class TableGame(Game[S]):
 
     def resign(self, state: S, seat: int) -> tuple[S, list[Event]]:
         if self.outcome(state) is not None:
-            raise IllegalAction("the match is over")
+            raise IllegalAction("match_over", "the match is over")
         new = copy_state(state)
         events = [Event("resigned", {"seat": seat})]
         self.forfeit(new, seat, events)
@@ -101,6 +126,30 @@ class TableGame(Game[S]):
     def end(self, state: S, outcome: Outcome) -> None:
         """End the match at once with `outcome`, for the default `forfeit`."""
         raise GameError(f"{self.id} cannot end a match early")
+
+    def prefer(self, state: S, seat: int, preferences: Mapping[str, Any]) -> tuple[S, list[Event]]:
+        schema = self.preferences_schema()
+        if not schema:
+            raise IllegalAction("no_preferences", f"{self.id} has no seat preferences")
+        if self.outcome(state) is not None:
+            raise IllegalAction("match_over", "the match is over")
+        if type(seat) is not int or not 0 <= seat < self.seat_count(state):
+            raise IllegalAction("not_seated", f"seat {seat} is not in the match")
+        try:
+            chosen = resolve_options(schema, preferences)
+        except GameError as exc:
+            raise IllegalAction("bad_param", exc.reason) from exc
+        new = copy_state(state)
+        events = [Event("preferences", {"seat": seat, **chosen}, visible_to=(seat,))]
+        self.keep_preferences(new, seat, chosen, events)
+        return new, events
+
+    def keep_preferences(
+        self, state: S, seat: int, preferences: Mapping[str, Any], events: list[Event]
+    ) -> None:
+        """Keep `seat`'s preferences (complete, checked) on `state` (a copy), and act on them
+        at once where they already apply (a window the seat would now pass)."""
+        raise GameError(f"{self.id} declares preferences but does not keep them")
 
     # --- what the kernel shows and keeps -------------------------------------------------
 
