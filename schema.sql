@@ -418,10 +418,12 @@ BEGIN
         ALTER TABLE matches ADD CONSTRAINT matches_status_allowed
             CHECK (status IN ('waiting', 'active', 'finished', 'expired'));
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'match_actions_source_allowed') THEN
+    -- NOT VALID: the rows already there passed the narrower check this one replaces.
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'match_actions_source_known') THEN
         ALTER TABLE match_actions DROP CONSTRAINT IF EXISTS match_actions_source_check;
-        ALTER TABLE match_actions ADD CONSTRAINT match_actions_source_allowed
-            CHECK (source IN ('player', 'bot', 'timeout', 'resign'));
+        ALTER TABLE match_actions DROP CONSTRAINT IF EXISTS match_actions_source_allowed;
+        ALTER TABLE match_actions ADD CONSTRAINT match_actions_source_known
+            CHECK (source IN ('player', 'bot', 'timeout', 'resign', 'preference')) NOT VALID;
     END IF;
 END $$;
 

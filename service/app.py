@@ -51,9 +51,9 @@ from service.runtime.metrics import sample_pool
 from service.store.database import apply_schema, create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
 from service.store.partitions import keep_ahead
-from service.usecases import catalogue
+from service.usecases import catalogue, game_catalogues
 from service.usecases.idle_runs import run_idle_sweeper
-from service.usecases.matches import lobby
+from service.usecases.matches import answers, lobby
 from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.sweeper import Retention, run_sweeper
 
@@ -176,13 +176,15 @@ async def _partitions(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
-def _loadout_schemas() -> dict[str, Any]:
-    """Each game's loadout schema, as components `Loadout_<game>` of the OpenAPI document."""
-    return {
+def _game_schemas() -> dict[str, Any]:
+    """Each game's loadout, view and catalogue schemas, as components `Loadout_<game>`,
+    `View_<game>` and `Catalogue_<game>` of the OpenAPI document."""
+    loadouts = {
         f"Loadout_{game['id']}": game["loadout"]
         for game in lobby.games()["games"]
         if game["loadout"] is not None
     }
+    return {**loadouts, **answers.view_schemas(), **game_catalogues.catalogue_schemas()}
 
 
 def create_app(settings: Settings) -> web.Application:
@@ -199,7 +201,7 @@ def create_app(settings: Settings) -> web.Application:
     app[MATCH_CACHE] = MatchCache()
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
     app[docs.OPENAPI] = build_document(
-        tables, extra_schemas=_loadout_schemas(), max_body_bytes=settings.max_body_bytes
+        tables, extra_schemas=_game_schemas(), max_body_bytes=settings.max_body_bytes
     )
     register(app, tables)
     app.on_response_prepare.append(tag_instance)

@@ -206,6 +206,35 @@ async def act(call: Call) -> answers.ActionDone:
     return acted.answer
 
 
+class NewPreferences(Body):
+    preferences: dict[str, Any] = Field(
+        description="your seat's preferences by name, from the game's `preferences` in /v1/games"
+    )
+
+
+@endpoints.route(
+    "PUT",
+    "/v1/matches/{match_id}/preferences",
+    summary=(
+        "Set your seat's standing preferences for the rest of the match, e.g. loyalty's"
+        " auto_pass (accepts Idempotency-Key)"
+    ),
+    body=NewPreferences,
+    response=answers.ActionDone,
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 429),
+    idempotent=True,
+)
+async def prefer(call: Call) -> answers.ActionDone:
+    body: NewPreferences = call.body
+    return await play.prefer(
+        call.request.app[POOL],
+        call.player,
+        _match_id(call),
+        body.preferences,
+        idempotency_key=call.idempotency_key,
+    )
+
+
 @endpoints.route(
     "POST",
     "/v1/matches/{match_id}/resign",

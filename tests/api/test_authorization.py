@@ -35,6 +35,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("POST", "/v1/matches/{match}/join", {"loadout": DECK}),
     ("GET", "/v1/matches/{match}/replay", None),
     ("POST", "/v1/matches/{match}/resign", {}),
+    ("PUT", "/v1/matches/{match}/preferences", {"preferences": {"auto_pass": True}}),
 ]
 CALLERS = ["none", "expired", "forged", "other", "ops"]
 
@@ -80,7 +81,7 @@ async def test_only_the_owner_or_a_seated_player_may_act_and_strangers_see_nothi
         return
     if "/runs/" in path or "/battles/" in path:
         assert (answer.status, answer.error_code) == (404, "not_found")
-    elif path.endswith("/actions") or path.endswith("/resign"):
+    elif path.endswith(("/actions", "/resign", "/preferences")):
         assert (answer.status, answer.error_code) == (403, "not_seated")
     elif path.endswith("/join"):
         assert (answer.status, answer.error_code) == (409, "match_full")
@@ -91,7 +92,7 @@ async def test_only_the_owner_or_a_seated_player_may_act_and_strangers_see_nothi
         # A spectator: public facts only, never a hand.
         watched = answer.body.get("view") or {"events": answer.body["events"]}
         assert answer.body.get("seat") is None
-        assert all(isinstance(hand, int) for hand in watched.get("hands", []))
+        assert all(hand["cards"] is None for hand in watched.get("hands", []))
         assert all(e["data"].get("card") is None for e in watched.get("events", []))
 
 

@@ -167,7 +167,9 @@ async def test_a_parameter_out_of_its_domain_is_refused_with_a_reason_and_change
     for bad in ({"type": "cut", "at": 0}, {"type": "cut", "at": 8}, {"type": "cut", "at": "3"}):
         refused = await act(api, a, match_id, before["version"], bad)
         assert (refused.status, refused.error_code) == (422, "illegal_action")
-        assert "at" in refused.body["error"]["details"]["reason"]
+        details = refused.body["error"]["details"]
+        assert (details["reason"], details["field"]) == ("bad_param", "at")
+        assert "'at'" in refused.body["error"]["message"]
     assert await read(api, a, match_id) == before
 
 
@@ -178,14 +180,16 @@ async def test_a_drawn_card_reaches_its_drawer_only_on_every_path(api: Api) -> N
     last = await act(
         api, b, match_id, (await read(api, b, match_id))["version"], {"type": "cut", "at": 1}
     )
-    hand_b = (await read(api, b, match_id))["view"]["hands"][1]
-    assert len(hand_b) == 3 and all(isinstance(card, str) for card in hand_b)
+    seen_b = (await read(api, b, match_id))["view"]["hands"][1]
+    hand_b = [card["id"] for card in seen_b["cards"]]
+    assert seen_b["count"] == 3 and all(isinstance(card, str) for card in hand_b)
     drawn_by_b = [e for e in last.body["events"] if e["kind"] == "drew" and e["data"]["seat"] == 1]
     assert [e["data"]["card"] for e in drawn_by_b] == hand_b
     drawn_by_a = [e for e in last.body["events"] if e["kind"] == "drew" and e["data"]["seat"] == 0]
     assert len(drawn_by_a) == 3 and all(e["data"]["card"] is None for e in drawn_by_a)
     view_a = (await read(api, a, match_id))["view"]
-    assert view_a["hands"][1] == 3 and view_a["decks"] == [5, 5]
+    assert view_a["hands"][1] == {"count": 3, "cards": None}
+    assert view_a["decks"] == [{"count": 5, "cards": None}] * 2
     for token, seat in ((a, 0), (b, 1), (watcher, None)):
         events = await all_events(api, token, match_id)
         polled = await api.get(f"/v1/matches/{match_id}/events?after=0&wait=1", token=token)
@@ -194,7 +198,7 @@ async def test_a_drawn_card_reaches_its_drawer_only_on_every_path(api: Api) -> N
             for card in hand_b:
                 assert contains(received, card) == (seat == 1)
     watched = (await read(api, watcher, match_id))["view"]
-    assert watched["hands"] == [3, 3] and watched["seat"] is None
+    assert watched["hands"] == [{"count": 3, "cards": None}] * 2 and watched["seat"] is None
 
 
 async def _pushed(api: Api, token: str, match_id: str) -> list[dict[str, Any]]:
@@ -447,3 +451,55 @@ async def test_a_join_retried_with_its_idempotency_key_takes_one_seat(api: Api) 
     clash = await api.post(f"/v1/matches/{match_id}/join", other, token=b, headers=key)
     assert (clash.status, clash.error_code) == (409, "idempotency_conflict")
     assert [e["kind"] for e in await all_events(api, a, match_id)].count("seat_taken") == 2
+
+
+async def test_a_seats_preferences_are_kept_in_the_match_and_replayed(api: Api) -> None:
+    a, b, stranger = await new_players(api, 3)
+    match_id = await card_match(api, [a, b])
+    url = f"/v1/matches/{match_id}/preferences"
+    games = (await api.get("/v1/games", token=a)).body["games"]
+    assert next(g for g in games if g["id"] == GAME)["preferences"]["auto_pass"]["type"] == "bool"
+    bad = await api.call("PUT", url, {"preferences": {"auto_pass": "yes"}}, token=b)
+    assert (bad.status, bad.body["error"]["details"]["reason"]) == (422, "bad_param")
+    outsider = await api.call("PUT", url, {"preferences": {"auto_pass": True}}, token=stranger)
+    assert (outsider.status, outsider.error_code) == (403, "not_seated")
+    key = {"Idempotency-Key": "prefer-once"}
+    kept = await api.call("PUT", url, {"preferences": {"auto_pass": True}}, token=b, headers=key)
+    assert kept.status == 200, kept.body
+    again = await api.call("PUT", url, {"preferences": {"auto_pass": True}}, token=b, headers=key)
+    assert again.body == kept.body
+    assert [e["kind"] for e in kept.body["events"]] == ["preferences"]
+    seen_by_a = [e["kind"] for e in await all_events(api, a, match_id)]
+    assert "preferences" not in seen_by_a
+    resigned = await api.post(f"/v1/matches/{match_id}/resign", token=a)
+    assert resigned.status == 200
+    replay = (await api.get(f"/v1/matches/{match_id}/replay", token=b)).body
+    logged = [step for step in replay["actions"] if step["source"] == "preference"]
+    assert logged == [
+        {
+            "version": kept.body["version"],
+            "seat": 1,
+            "action": {"type": "$prefer", "auto_pass": True},
+            "source": "preference",
+        }
+    ]
+    state = rebuild(
+        GAME_RULES,
+        replay["seed"],
+        2,
+        replay["options"],
+        replay["loadouts"],
+        [(step["seat"], step["action"]) for step in replay["actions"]],
+    )
+    assert state.auto_pass == [False, True]
+
+
+async def test_a_game_without_preferences_refuses_them_with_its_reason(api: Api) -> None:
+    a, b = await new_players(api, 2)
+    created = await api.post("/v1/matches", {"game": "necromancers", "seats": 2}, token=a)
+    match_id = created.body["match_id"]
+    await api.post(f"/v1/matches/{match_id}/join", token=b)
+    url = f"/v1/matches/{match_id}/preferences"
+    refused = await api.call("PUT", url, {"preferences": {}}, token=a)
+    assert (refused.status, refused.error_code) == (422, "illegal_action")
+    assert refused.body["error"]["details"]["reason"] == "no_preferences"

@@ -149,7 +149,8 @@ async def test_refused_actions_change_nothing(api: Api) -> None:
         answer = await act(api, token, match_id, version, action)
         assert (answer.status, answer.error_code) == (status, code), (action, answer.body)
         if code == "illegal_action":
-            assert answer.body["error"]["details"]["reason"] == answer.body["error"]["message"]
+            reason = answer.body["error"]["details"]["reason"]
+            assert reason.isidentifier() and reason.islower() and answer.body["error"]["message"]
         if code == "version_ahead":
             assert answer.body["error"]["details"]["version"] == 0
     assert await read(api, a, match_id) == before

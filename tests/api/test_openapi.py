@@ -123,4 +123,5 @@ async def test_every_write_that_takes_an_idempotency_key_documents_it(api: Api) 
     runs = {f"/v1/runs/{{run_id}}/{m}" for m in moves}
     matches = {f"/v1/matches/{{match_id}}/{m}" for m in ("join", "actions", "resign")}
     expected = {("post", p) for p in {"/v1/runs", "/v1/matches", *runs, *matches}}
-    assert keyed == expected | {("post", "/v1/runs/{run_id}/end-turn")}
+    preferences = ("put", "/v1/matches/{match_id}/preferences")
+    assert keyed == expected | {("post", "/v1/runs/{run_id}/end-turn"), preferences}

@@ -7,11 +7,42 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 from uuid import UUID
 
-from pydantic import Field
+from pydantic import Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 from typing_extensions import TypedDict
 
+from service.games.kernel.views import view_schema
+from service.games.registry import REGISTRY
 from service.store.matches import ListedMatch, MatchRow, SeatRow
 from service.usecases.matches.progress import Progress, WireEvent
+
+
+def _game_ids() -> list[str]:
+    return sorted({game.id for game in REGISTRY.games()})
+
+
+def view_schemas() -> dict[str, Any]:
+    """Each game's view schema, as components `View_<game>` of the OpenAPI document."""
+    return {
+        f"View_{game_id}": view_schema(game_id, REGISTRY.get(game_id).view_schema())
+        for game_id in _game_ids()
+    }
+
+
+class _AnyGameView:
+    """A view's schema: one of the games' `View_<game>`, as registered when the document is
+    written (docs/architecture.md#views)."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        refs = [{"$ref": f"#/components/schemas/View_{game_id}"} for game_id in _game_ids()]
+        return {"oneOf": refs, "description": "your seat's view; its `game` names its schema"}
+
+
+View = Annotated[dict[str, Any], _AnyGameView]
 
 
 class GameInfo(TypedDict):
@@ -21,6 +52,10 @@ class GameInfo(TypedDict):
     min_seats: int
     max_seats: int
     options: dict[str, Any]
+    preferences: Annotated[
+        dict[str, Any],
+        Field(description="what a seat may set with PUT /v1/matches/{id}/preferences, by name"),
+    ]
     loadout: Annotated[
         dict[str, Any] | None,
         Field(description="JSON Schema of a seat's loadout; null when the game takes none"),
@@ -68,7 +103,7 @@ class MatchState(TypedDict):
     seats: list[SeatInfo]
     to_act: Annotated[list[int], Field(description="every seat asked something now")]
     prompt: Annotated[Prompt | None, Field(description="what you are asked now, if anything")]
-    view: dict[str, Any]
+    view: Annotated[View | None, Field(description="null until every seat is taken")]
     legal_actions: list[dict[str, Any]]
     turn_seconds: int | None
     turn_deadline: str | None
@@ -79,7 +114,7 @@ class ActionDone(TypedDict):
     version: int
     status: str
     events: list[WireEvent]
-    view: dict[str, Any]
+    view: Annotated[View | None, Field(description="null until every seat is taken")]
     to_act: list[int]
     prompt: Prompt | None
     legal_actions: list[dict[str, Any]]
@@ -159,9 +194,10 @@ def _prompt(progress: Progress, seat: int | None) -> Prompt | None:
     }
 
 
-def _view(progress: Progress, seat: int | None) -> dict[str, Any]:
+def _view(progress: Progress, seat: int | None) -> dict[str, Any] | None:
+    """The seat's view; none before the game is set up (a match waiting for its seats)."""
     if progress.state is None:
-        return {"seat": seat}
+        return None
     return progress.game.view(progress.state, seat)
 
 

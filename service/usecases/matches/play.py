@@ -156,7 +156,7 @@ async def act(
         try:
             progress.apply(seat, action, "player")
         except IllegalAction as exc:
-            raise Illegal(exc.reason, {"reason": exc.reason}, code="illegal_action") from exc
+            raise refused(exc) from exc
         bots_pending = progress.run_bots()
         answer = action_done(progress, seat)
         to_keep = idempotency.answer_to_keep(keyed, answer)
@@ -169,6 +169,39 @@ async def act(
         return None if saved is None else Acted(answer, (row.last_seq, progress.last_seq))
 
     return await checked_write(pool, attempt, "the match")
+
+
+async def prefer(
+    pool: asyncpg.Pool,
+    player_id: UUID,
+    match_id: UUID,
+    preferences: dict[str, Any],
+    *,
+    idempotency_key: str | None,
+) -> ActionDone:
+    """Set your seat's standing preferences in an active match (the game's
+    `preferences_schema`); the game acts on them at once where they already apply."""
+    async with transaction(pool) as conn:
+
+        async def write() -> ActionDone:
+            row, seats, seat = await _seated(conn, player_id, match_id)
+            _refuse_inactive(row)
+            progress = Progress.of(row, seats)
+            try:
+                progress.prefer(seat, preferences)
+            except IllegalAction as exc:
+                raise refused(exc) from exc
+            await progress.save(conn, progress.run_bots())
+            return action_done(progress, seat)
+
+        return await idempotency.write_once(
+            conn, player_id, idempotency_key, f"match-prefer:{match_id}", preferences, write
+        )
+
+
+def refused(exc: IllegalAction) -> Illegal:
+    """A rules refusal on the wire: `details.reason` is its stable code, with what helps."""
+    return Illegal(exc.reason, {"reason": exc.code, **exc.details}, code="illegal_action")
 
 
 async def resign(

@@ -16,7 +16,7 @@ import asyncpg
 from typing_extensions import TypedDict
 
 from service.games.kernel.prompts import Prompt, prompt_fingerprint
-from service.games.kernel.protocol import RESIGN, Event, Game, event_for
+from service.games.kernel.protocol import PREFER, RESIGN, Event, Game, event_for
 from service.games.kernel.rng import one_way_seed
 from service.games.registry import get_game
 from service.runtime import metrics
@@ -140,6 +140,19 @@ class Progress:
         """`seat` gives up, by the game's rule; logged so that a rebuild replays it."""
         self.state, events = self.game.resign(self.state, seat)
         self._count(seat, RESIGN, "resign")
+        self.emit(events)
+        self._check_over()
+
+    def prefer(self, seat: int, preferences: dict[str, Any]) -> None:
+        """`seat` sets its preferences, by the game's rule; logged so that a rebuild replays it.
+
+        The turn timer restarts only if someone else is now asked (a window passed at once):
+        setting preferences again and again must not hold a turn open.
+        """
+        asked = self.to_act()
+        self.state, events = self.game.prefer(self.state, seat, preferences)
+        self._count(seat, {"type": PREFER, **preferences}, "preference")
+        self.restart_timer = self.to_act() != asked
         self.emit(events)
         self._check_over()
 

@@ -16,7 +16,7 @@ import asyncpg
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from service.games.kernel.protocol import RESIGN, Event, Game, event_revealed
+from service.games.kernel.protocol import Event, Game, event_revealed, replay_step
 from service.games.registry import get_game
 from service.store import jsonb
 from service.store import matches as store
@@ -70,10 +70,7 @@ def rebuilt_events(
     played: list[tuple[int, Event]] = [(0, Event("match_started"))]
     played += [(0, event) for event in game.setup_events(state)]
     for step in actions:
-        if step.action == RESIGN:
-            state, events = game.resign(state, step.seat)
-        else:
-            state, events = game.apply(state, step.seat, step.action)
+        state, events = replay_step(game, state, step.seat, step.action)
         played += [(step.version, event) for event in events]
     rows = []
     for seq, (version, event) in enumerate(played, start=1):
