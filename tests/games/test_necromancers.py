@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from service.games.kernel.content import ContentError
 from service.games.kernel.protocol import Action, Event, GameError, IllegalAction
 from service.games.kernel.rng import SplitMix64
 from service.games.necromancers import NecromancersGame
-from service.games.necromancers.content import ContentError, load_ruleset, parse_ruleset
+from service.games.necromancers.content import load_ruleset, parse_ruleset
 from service.games.necromancers.state import Die, State
 
 GAME = NecromancersGame()
@@ -140,9 +141,15 @@ def test_turn_order_ties_are_rerolled_among_the_tied() -> None:
     state = GAME.setup(seed, 3, {}, [None] * 3)
     assert state.order_rolls == [[[0, 4], [1, 1], [2, 4]], [[0, 2], [2, 6]]]
     assert state.order == [2, 0, 1]
-    events = GAME.setup_events(state)
-    assert kinds(events) == ["turn_order", "turn_start"]
-    assert events[0].data["order"] == [2, 0, 1]
+    rolls = [
+        [{"seat": 0, "roll": 4}, {"seat": 1, "roll": 1}, {"seat": 2, "roll": 4}],
+        [{"seat": 0, "roll": 2}, {"seat": 2, "roll": 6}],
+    ]
+    assert GAME.setup_events(state) == [
+        Event("turn_order", {"rolls": rolls, "order": [2, 0, 1]}),
+        Event("turn_start", {"seat": 2, "turn": 1}),
+    ]
+    assert GAME.view(state, None)["order_rolls"] == rolls
 
 
 # --- choosing a target -----------------------------------------------------------------
@@ -153,10 +160,12 @@ def test_target_is_one_living_enemy() -> None:
     state = duel(3)
     troops(state, 2, lives=0)
     assert GAME.legal_actions(state, 0) == [{"type": "target", "seat": 1}]
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as refused:
         act(state, 0, type="target", seat=0)
-    with pytest.raises(IllegalAction):
+    assert refused.value.code == "cannot_target_self"
+    with pytest.raises(IllegalAction) as refused:
         act(state, 0, type="target", seat=2)
+    assert refused.value.code == "seat_eliminated"
 
 
 def test_only_the_turn_player_chooses_the_target() -> None:
@@ -172,7 +181,7 @@ def test_only_the_turn_player_chooses_the_target() -> None:
 
 def test_two_attack_dice_with_skeletons_and_zombies() -> None:
     state, events = act(duel(dice=(3, 2, 1)), 0, type="target", seat=1)
-    assert kinds(events) == ["target_chosen", "attack_roll", "defence_roll"]
+    assert kinds(events) == ["target_chosen", "attack_roll", "defence_roll", "phase"]
     assert events[1].data == {"seat": 0, "dice": [3, 2]}
     assert events[2].data == {"seat": 1, "die": 1}
     assert [d.face for d in state.dice] == [3, 2]
@@ -189,7 +198,10 @@ def test_one_attack_die_with_a_single_troop_type(skeletons: int, zombies: int) -
 
 def test_defence_die_cancels_only_when_strictly_higher() -> None:
     state, events = act(duel(dice=(2, 5, 3)), 0, type="target", seat=1)
-    assert events[-1] == Event("die_cancelled", {"seat": 1, "die": 0, "face": 2})
+    assert events[-2:] == [
+        Event("die_cancelled", {"seat": 1, "die": 0, "face": 2}),
+        Event("phase", {"phase": "resolve", "seat": 0}),
+    ]
     assert [d.status for d in state.dice] == ["cancelled", "pending"]
     assert GAME.to_act(state) == [0]
     assert {a["die"] for a in GAME.legal_actions(state, 0)} == {1}
@@ -213,6 +225,7 @@ def test_a_cancelled_single_die_ends_the_turn() -> None:
 def test_defender_chooses_when_beating_both() -> None:
     state, events = act(duel(dice=(1, 3, 6)), 0, type="target", seat=1)
     assert "die_cancelled" not in kinds(events)
+    assert events[-1] == Event("phase", {"phase": "defend", "seat": 1})
     assert state.phase == "defend"
     assert GAME.to_act(state) == [1]
     assert GAME.legal_actions(state, 1) == [
@@ -223,10 +236,14 @@ def test_defender_chooses_when_beating_both() -> None:
     prompt = GAME.prompt(state, 1)
     assert prompt is not None and prompt.kind == "defend"
     assert GAME.prompt(state, 0) is None
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as refused:
         act(state, 0, type="resolve", die=0)
+    assert refused.value.code == "not_asked"
     state, events = act(state, 1, type="cancel", die=1)
-    assert events == [Event("die_cancelled", {"seat": 1, "die": 1, "face": 3})]
+    assert events == [
+        Event("die_cancelled", {"seat": 1, "die": 1, "face": 3}),
+        Event("phase", {"phase": "resolve", "seat": 0}),
+    ]
     assert GAME.to_act(state) == [0]
     assert {a["die"] for a in GAME.legal_actions(state, 0)} == {0}
 
@@ -328,8 +345,9 @@ def test_necromancer_without_troops_takes_every_point() -> None:
 def test_revive_capped_at_six() -> None:
     state = resolving((4, 5))
     assert all(a["effect"] == "damage" for a in GAME.legal_actions(state, 0))
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as refused:
         act(state, 0, type="resolve", die=0, effect="revive", at="skeletons")
+    assert refused.value.code == "at_cap"
 
 
 def test_heal_capped_at_six() -> None:
@@ -337,8 +355,9 @@ def test_heal_capped_at_six() -> None:
     troops(state, 0, lives=6, skeletons=6, zombies=5)
     heals = [a["at"] for a in GAME.legal_actions(state, 0) if a["effect"] == "heal"]
     assert heals == ["zombies"]
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as refused:
         act(state, 0, type="resolve", die=0, effect="heal", at="necromancer")
+    assert refused.value.code == "at_cap"
 
 
 def test_attacker_resolves_the_dice_in_the_order_he_chooses() -> None:
@@ -437,8 +456,12 @@ def test_a_resigning_necromancer_falls_and_the_others_go_on() -> None:
     assert GAME.to_act(after) == [0]
     assert GAME.legal_actions(after, 0) == [{"type": "target", "seat": 1}]
     assert GAME.outcome(after) is None
-    with pytest.raises(IllegalAction, match="not in the match"):
+    with pytest.raises(IllegalAction) as refused:
         GAME.resign(after, 2)
+    assert refused.value.code == "seat_eliminated"
+    with pytest.raises(IllegalAction) as refused:
+        GAME.resign(after, 3)
+    assert refused.value.code == "not_seated"
 
 
 def test_resigning_on_his_turn_passes_the_turn() -> None:
@@ -481,13 +504,22 @@ def test_view_shows_the_board_to_everyone_but_not_the_generator() -> None:
         assert "seed" not in view
         assert view["necromancers"][0] == {
             "seat": 0,
-            "lives": 6,
-            "skeletons": 6,
-            "zombies": 6,
+            "id": "necromancer-0",
+            "card": "necromancer",
             "alive": True,
+            "lives": 6,
+            "printed": {"lives": 6},
+            "skeletons": {
+                "id": "skeletons-0",
+                "card": "skeletons",
+                "count": 6,
+                "printed": {"count": 6},
+            },
+            "zombies": {"id": "zombies-0", "card": "zombies", "count": 6, "printed": {"count": 6}},
         }
     assert GAME.replay_view(state)["rng"] == state.rng
-    assert GAME.view(state, 1) == {**GAME.observe(state), "seat": 1}
+    identity = {"game": "necromancers", "ruleset": GAME.ruleset, "seat": 1}
+    assert GAME.view(state, 1) == {**GAME.observe(state), **identity}
     assert GAME.secrets(state, 1) == [state.seed, state.rng]
 
 

@@ -29,6 +29,7 @@ def _standing(state: State, seat: int) -> int:
 
 def state_from_view(ruleset: Ruleset, view: Mapping[str, Any]) -> State:
     """The match as the view shows it; seed and generator are unknown and set to 0."""
+    defence = view["defence"]
     return State(
         ruleset=view["ruleset"],
         seed=0,
@@ -36,7 +37,7 @@ def state_from_view(ruleset: Ruleset, view: Mapping[str, Any]) -> State:
         order_rolls=[],
         order=list(view["order"]),
         necromancers=[
-            Necromancer(n["seat"], n["lives"], n["skeletons"], n["zombies"])
+            Necromancer(n["seat"], n["lives"], n["skeletons"]["count"], n["zombies"]["count"])
             for n in view["necromancers"]
         ],
         turn=view["turn"],
@@ -44,7 +45,7 @@ def state_from_view(ruleset: Ruleset, view: Mapping[str, Any]) -> State:
         phase=view["phase"],
         target=view["target"],
         dice=[Die(d["face"], d["status"]) for d in view["dice"]],
-        defence=view["defence"],
+        defence=None if defence is None else defence["face"],
         eliminated=list(view["eliminated"]),
     )
 
@@ -54,7 +55,7 @@ def choose(
 ) -> Action:
     legal = prompt.actions
     if not legal:
-        raise IllegalAction("nothing to choose from")
+        raise IllegalAction("not_asked", "nothing to choose from")
     seat: int = view["seat"]
     state = state_from_view(ruleset, view)
     score: Callable[[Action], int]

@@ -17,6 +17,12 @@ from service.games.kernel.content import (
 TROOPS = ("skeletons", "zombies")
 NECROMANCER = "necromancer"
 
+# Fixed by the source, not balancing numbers: they stay out of faces.toml.
+ATTACK_DICE_WITH_BOTH_TROOPS = 2
+ATTACK_DICE_OTHERWISE = 1
+DEFENCE_DICE = 1
+WOUNDS_PER_TROOP = 1
+
 # Which of your own (or the enemy's) things each effect may name in `at`.
 _ALLOWED_AT: Mapping[str, frozenset[str]] = {
     "damage": frozenset(TROOPS),

@@ -4,13 +4,15 @@ The moves themselves (an attack, the defence, each die resolved) are in `rules`;
 written, and every decision where the seed is silent, in docs/rules/necromancers.md.
 """
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games.kernel.prompts import Action, Prompt
 from service.games.kernel.protocol import Event, IllegalAction, Outcome
 from service.games.kernel.table import TableGame
-from service.games.necromancers import bot, rules
+from service.games.necromancers import bot, refusals, rules, views
+from service.games.necromancers.catalogue import build_catalogue
 from service.games.necromancers.content import Ruleset, load_ruleset
 from service.games.necromancers.state import Necromancer, State
 
@@ -24,6 +26,7 @@ class NecromancersGame(TableGame[State]):
     def __init__(self, ruleset: Ruleset | None = None) -> None:
         self.rules = ruleset if ruleset is not None else load_ruleset()
         self.ruleset = self.rules.id
+        self._catalogue = build_catalogue(self.rules)
 
     def setup(
         self, seed: int, seats: int, options: Mapping[str, Any], loadouts: Sequence[Any]
@@ -52,9 +55,8 @@ class NecromancersGame(TableGame[State]):
         return state
 
     def setup_events(self, state: State) -> list[Event]:
-        rolls = [[list(pair) for pair in round_] for round_ in state.order_rolls]
         return [
-            Event("turn_order", {"rolls": rolls, "order": state.order}),
+            Event("turn_order", {"rolls": views.order_rolls(state), "order": list(state.order)}),
             Event("turn_start", {"seat": state.current, "turn": state.turn}),
         ]
 
@@ -92,8 +94,10 @@ class NecromancersGame(TableGame[State]):
 
     def forfeit(self, state: State, seat: int, events: list[Event]) -> None:
         """A necromancer who resigns falls at once and the others go on (ours)."""
-        if seat not in state.alive_seats():
-            raise IllegalAction(f"seat {seat} is not in the match")
+        if type(seat) is not int or not 0 <= seat < len(state.necromancers):
+            raise IllegalAction("not_seated", f"seat {seat} is not in the match")
+        if not state.necromancers[seat].alive:
+            raise IllegalAction("seat_eliminated", f"the necromancer of seat {seat} is already out")
         state.necromancers[seat].lives = 0
         rules.fall(state, seat, None, events)
         if state.phase == "over":
@@ -106,31 +110,19 @@ class NecromancersGame(TableGame[State]):
     def outcome(self, state: State) -> Outcome | None:
         return rules.outcome(state)
 
+    def refusal(
+        self, state: State, seat: int, asked: Prompt, action: Action
+    ) -> IllegalAction | None:
+        return refusals.refusal(self.rules, state, action)
+
+    def view_schema(self) -> dict[str, Any]:
+        return views.schema(self.rules)
+
+    def catalogue(self) -> dict[str, Any]:
+        return copy.deepcopy(self._catalogue)
+
     def observe(self, state: State) -> dict[str, Any]:
-        # Everything on this table is public: nothing to mark, only the generator to leave out.
-        return {
-            "ruleset": state.ruleset,
-            "order_rolls": [[list(pair) for pair in round_] for round_ in state.order_rolls],
-            "order": list(state.order),
-            "turn": state.turn,
-            "current": state.current,
-            "phase": state.phase,
-            "target": state.target,
-            "dice": [{"face": die.face, "status": die.status} for die in state.dice],
-            "defence": state.defence,
-            "necromancers": [
-                {
-                    "seat": n.seat,
-                    "lives": n.lives,
-                    "skeletons": n.skeletons,
-                    "zombies": n.zombies,
-                    "alive": n.alive,
-                }
-                for n in state.necromancers
-            ],
-            "eliminated": list(state.eliminated),
-            "to_act": rules.to_act(state),
-        }
+        return views.observe(state, self.rules, rules.to_act(state))
 
     def bot_action(self, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
         return bot.choose(self, self.rules, view, prompt, rng_seed)

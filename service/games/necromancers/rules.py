@@ -31,7 +31,13 @@ Where the seed is silent (ours; docs/rules/necromancers.md#where-the-seed-is-sil
 from typing import Any
 
 from service.games.kernel.protocol import Action, Event, Outcome
-from service.games.necromancers.content import NECROMANCER, TROOPS, Ruleset
+from service.games.necromancers.content import (
+    ATTACK_DICE_OTHERWISE,
+    ATTACK_DICE_WITH_BOTH_TROOPS,
+    NECROMANCER,
+    TROOPS,
+    Ruleset,
+)
 from service.games.necromancers.state import Die, Necromancer, State
 
 
@@ -90,7 +96,8 @@ def attack(rules: Ruleset, state: State, target: int, events: list[Event]) -> No
     state.target = target
     events.append(Event("target_chosen", {"seat": state.current, "target": target}))
     attacker = state.necromancers[state.current]
-    count = 2 if attacker.skeletons > 0 and attacker.zombies > 0 else 1
+    both = attacker.skeletons > 0 and attacker.zombies > 0
+    count = ATTACK_DICE_WITH_BOTH_TROOPS if both else ATTACK_DICE_OTHERWISE
     state.dice = [Die(state.die(rules.die_faces)) for _ in range(count)]
     faces = [die.face for die in state.dice]
     events.append(Event("attack_roll", {"seat": state.current, "dice": faces}))
@@ -99,6 +106,7 @@ def attack(rules: Ruleset, state: State, target: int, events: list[Event]) -> No
     beaten = [i for i, face in enumerate(faces) if state.defence > face]
     if len(beaten) == 2 and faces[0] != faces[1]:
         state.phase = "defend"
+        events.append(Event("phase", {"phase": "defend", "seat": target}))
         return
     if beaten:
         cancel(state, beaten[-1], events)
@@ -113,6 +121,7 @@ def cancel(state: State, index: int, events: list[Event]) -> None:
 
 def go_on(rules: Ruleset, state: State, events: list[Event]) -> None:
     """Go on resolving; drop dice with no legal use; end the turn when no die is pending."""
+    entering = state.phase != "resolve"
     state.phase = "resolve"
     for index, die in enumerate(state.dice):
         if die.status == "pending" and not die_actions(rules, state, index):
@@ -122,6 +131,8 @@ def go_on(rules: Ruleset, state: State, events: list[Event]) -> None:
             )
     if all(die.status != "pending" for die in state.dice):
         end_turn(state, events)
+    elif entering:
+        events.append(Event("phase", {"phase": "resolve", "seat": state.current}))
 
 
 def _after(state: State, seat: int) -> int:
