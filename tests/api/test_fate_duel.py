@@ -29,8 +29,9 @@ GAME = "fate-duel"
 RULES = get_game(GAME)
 
 
-def face(card: str) -> str:
-    return card.rsplit(":", 1)[-1]
+def face(card: dict[str, str]) -> str:
+    """A card's face as views and events show it: its catalogue id."""
+    return card["card"]
 
 
 async def fate_match(api: Api, tokens: list[str], crews: list[str | None], **options: Any) -> str:
@@ -73,7 +74,8 @@ async def test_the_seeds_worked_example_move_by_move(api: Api) -> None:
     assert mine["to_act"] == [0]
     assert mine["prompt"]["kind"] == "order"
     assert mine["prompt"]["data"]["pulse"] == {
-        "id": "terrorifico",
+        "id": "pulse.1",
+        "card": "terrorifico",
         "name": "Terrorífico 13",
         "attribute": "wp",
         "tn": 13,
@@ -81,9 +83,13 @@ async def test_the_seeds_worked_example_move_by_move(api: Api) -> None:
         "flip": 0,
         "wounds": 1,
     }
-    guardia = mine["view"]["crews"][0]["models"][GUARDIA]
-    assert (guardia["name"], guardia["wp"]) == ("Guardia del Gremio", 5)
-    nine = next(c for c in mine["view"]["hands"][0] if face(c) == "9m")
+    guardia = mine["view"]["crews"][0]["models"]["cards"][GUARDIA]
+    assert (guardia["card"], guardia["wp"], guardia["printed"]["wp"]) == (
+        "guardia-del-gremio",
+        5,
+        5,
+    )
+    nine = next(c["id"] for c in mine["view"]["hands"][0]["cards"] if face(c) == "9m")
     # Step 1 passes (an esbirro has no soulstones), step 2 flips at once.
     moved = await act(api, a, match_id, mine["version"], {"type": "duel", "model": GUARDIA})
     assert moved.status == 200, moved.body
@@ -102,17 +108,37 @@ async def test_the_seeds_worked_example_move_by_move(api: Api) -> None:
     events = moved.body["events"]
     cheated = of_kind(events, "cheated")
     assert (face(cheated["replaced"]), cheated["total"], cheated["suits"]) == ("4c", 14, ["m"])
-    # Step 4: no Wp trigger, so no question; step 5: 14 of Masks makes TN 13.
+    # Step 4: no Wp trigger, so no question (the step passes with its event); step 5: 14 of
+    # Masks makes TN 13.
     assert "trigger_declared" not in [e["kind"] for e in events]
+    assert of_kind(events, "no_trigger")["reason"] == "none_eligible"
     result = of_kind(events, "duel_result")
     assert (result["totals"], result["won"], result["tn"]) == ([14], [True], 13)
     assert [face(c) for c in of_kind(events, "discarded")["cards"]] in (["4c"], ["9m"])
     view = (await read(api, a, match_id))["view"]
-    assert sorted(face(c) for c in view["discards"][0]) == ["4c", "9m"]
-    assert view["crews"][0]["models"][GUARDIA]["wounds"] == 6
+    assert sorted(face(c) for c in view["discards"][0]["cards"]) == ["4c", "9m"]
+    assert view["crews"][0]["models"]["cards"][GUARDIA]["wounds"] == 6
     # The other seat saw the flipped and cheated cards, never the hand.
     theirs = await read(api, b, match_id)
-    assert theirs["view"]["hands"][0] == 5 and theirs["prompt"] is None
+    assert theirs["view"]["hands"][0] == {"count": 5, "cards": None}
+    assert theirs["prompt"] is None
+
+
+async def test_a_refusal_names_its_rule(api: Api) -> None:
+    """Cheating fate with a card not in the hand is refused as `not_in_hand`, the state kept."""
+    a, b = await new_players(api, 2)
+    match_id = await fate_match(
+        api, [a, b], ["gremio", "resurreccionistas"], deal=WORKED_EXAMPLE_DEAL
+    )
+    mine = await read(api, a, match_id)
+    moved = await act(api, a, match_id, mine["version"], {"type": "duel", "model": GUARDIA})
+    assert moved.status == 200, moved.body
+    mine = await read(api, a, match_id)
+    flipped = mine["view"]["duel"]["sides"][0]["active"]["id"]
+    refused = await act(api, a, match_id, mine["version"], {"type": "cheat", "card": flipped})
+    assert (refused.status, refused.error_code) == (422, "illegal_action"), refused.body
+    assert refused.body["error"]["details"]["reason"] == "not_in_hand"
+    assert (await read(api, a, match_id))["version"] == mine["version"]
 
 
 async def play_to_the_end(

@@ -70,8 +70,9 @@ def asked(state: State, seat: int) -> str | None:
     return None if prompt is None else prompt.kind
 
 
-def faces(cards: list[str]) -> list[str]:
-    return [face(c) for c in cards]
+def faces(cards: list[Any]) -> list[str]:
+    """The faces of instance ids, or of cards as views and events show them."""
+    return [face(c) if isinstance(c, str) else c["card"] for c in cards]
 
 
 def side(state: State, index: int = 0) -> Any:
@@ -143,6 +144,7 @@ def test_soulstones_declared_before_flip() -> None:
         "model": 0,
         "uses": ["plus_flip", "add_one"],
         "left": 1,
+        "reason": "declared",
     }
     assert faces(side(state).flipped) == ["5c", "12m"]
 
@@ -230,9 +232,8 @@ def test_plus_flip_lets_the_controller_pick_any_card() -> None:
     assert faces([a["card"] for a in prompt.actions]) == ["2c", "11t"]
     low = prompt.actions[0]["card"]
     state, events = GAME.apply(state, 0, prompt.actions[0])
-    assert (
-        event(events, "active_card")["card"] == low and event(events, "active_card")["total"] == 7
-    )
+    active = event(events, "active_card")
+    assert active["card"] == {"id": low, "card": "2c"} and active["total"] == 7
 
 
 def test_other_flipped_cards_are_discarded() -> None:
@@ -259,7 +260,7 @@ def test_black_joker_flipped_must_be_used() -> None:
     stack(state, 0, ["13m", "BJ"], ["1c"])
     state, events = act(state, 0, type="duel", model=GUARDIA)
     active = event(events, "active_card")
-    assert (face(active["card"]), active["total"], active["suits"]) == ("BJ", 5, [])
+    assert (active["card"]["card"], active["total"], active["suits"]) == ("BJ", 5, [])
     assert faces(event(events, "discarded")["cards"]) == ["13m"]
 
 
@@ -455,13 +456,29 @@ def test_attacks_are_ml_or_sh_duels_against_df() -> None:
     assert [(s["attribute"], s["value"]) for s in started] == [("sh", 2), ("df", 3)]
 
 
-def test_attacks_target_enemy_models_only() -> None:
-    """ "Las miniaturas enemigas son cualquier miniatura que no pertenezca a su propia Banda." """
+def test_an_attack_may_target_any_model() -> None:
+    """ "Si una regla no especifica si sólo afecta a miniaturas amigas o enemigas (por ejemplo
+    para saber quién puede ser objetivo legal de un Ataque), entonces puede afectar a cualquier
+    miniatura." A model of the attacker's own crew is a legal target; the attacker itself is
+    not (ours: an opposed duel takes two models)."""
     state = match()
     state.phase, state.queue = "attack", [0, 1]
     prompt = GAME.prompt(state, 0)
-    assert prompt is not None and {a["target_seat"] for a in prompt.actions} == {1}
-    assert len(prompt.actions) == 4 * 2 * 3
+    assert prompt is not None and {a["target_seat"] for a in prompt.actions} == {0, 1}
+    # Four attackers, two attacks, the 3 enemy models and the 3 other models of its crew.
+    assert len(prompt.actions) == 4 * 2 * (3 + 3)
+    assert all((a["target_seat"], a["target"]) != (0, a["model"]) for a in prompt.actions)
+    stack(state, 0, ["13r", "1c"], [])
+    state, events = act(
+        state, 0, type="attack", model=PERRO, attack="ml", target_seat=0, target=GUARDIA
+    )
+    started = event(events, "duel_started")["sides"]
+    assert [(s["seat"], s["model"]) for s in started] == [(0, PERRO), (0, GUARDIA)]
+    # Both sides flip from the controller's deck: the 13 for the Perro, the 1 for the Guardia.
+    assert event(events, "duel_result")["won"] == [True, False]
+    assert event(events, "wounded") == {
+        "seat": 0, "model": GUARDIA, "amount": 3, "left": 3, "cause": "attack",
+    }  # fmt: skip
 
 
 def test_worked_example_guardia_del_gremio() -> None:
@@ -477,11 +494,11 @@ def test_worked_example_guardia_del_gremio() -> None:
     state, events = act(state, 0, type="duel", model=GUARDIA)
     assert event(events, "soulstones")["uses"] == []
     active = event(events, "active_card")
-    assert (face(active["card"]), active["total"], active["suits"]) == ("4c", 9, ["c"])
+    assert (active["card"]["card"], active["total"], active["suits"]) == ("4c", 9, ["c"])
     nine = next(c for c in state.hands[0] if face(c) == "9m")
     state, events = act(state, 0, type="cheat", card=nine)
     cheated = event(events, "cheated")
-    assert (face(cheated["replaced"]), cheated["total"], cheated["suits"]) == ("4c", 14, ["m"])
+    assert (cheated["replaced"]["card"], cheated["total"], cheated["suits"]) == ("4c", 14, ["m"])
     assert "trigger_declared" not in kinds(events)
     assert event(events, "duel_result")["won"] == [True] and "wounded" not in kinds(events)
 
@@ -505,7 +522,8 @@ def test_opposed_duels_play_each_step_for_the_attacker_then_the_defender() -> No
     assert flips == [0, 1] and asked(state, 0) == "cheat"
     # The attacker sees the defender's flipped card, never its hand.
     seen = GAME.view(state, 0)
-    assert face(seen["duel"]["sides"][1]["active"]) == "6r" and seen["hands"][1] == 1
+    assert seen["duel"]["sides"][1]["active"]["card"] == "6r"
+    assert seen["hands"][1] == {"count": 1, "cards": None}
     state, _ = act(state, 0, type="keep")
     assert asked(state, 1) == "cheat"
 
@@ -613,9 +631,15 @@ def test_random_legal_play_reaches_the_end(seats: int) -> None:
 def test_a_seat_sees_its_hand_and_only_counts_of_other_hands_and_decks() -> None:
     state = guardia_duel(["7r"], ["1c", "2c"])
     mine, theirs, watcher = GAME.view(state, 0), GAME.view(state, 1), GAME.view(state, None)
-    assert mine["hands"] == [state.hands[0], 6] and theirs["hands"] == [2, state.hands[1]]
-    assert mine["decks"] == theirs["decks"] == watcher["decks"] == [51, 48]
-    assert watcher["duel"]["sides"][0]["flipped"] == side(state).flipped
+    own = [{"id": c, "card": face(c)} for c in state.hands[0]]
+    assert mine["hands"] == [{"count": 2, "cards": own}, {"count": 6, "cards": None}]
+    assert theirs["hands"][0] == watcher["hands"][0] == {"count": 2, "cards": None}
+    assert faces(theirs["hands"][1]["cards"]) == faces(state.hands[1])
+    decks = [{"count": 51, "cards": None}, {"count": 48, "cards": None}]
+    assert mine["decks"] == theirs["decks"] == watcher["decks"] == decks
+    assert watcher["duel"]["sides"][0]["flipped"]["cards"] == [
+        {"id": c, "card": face(c)} for c in side(state).flipped
+    ]
     for card in state.hands[1]:
         assert not contains(mine, card)
 

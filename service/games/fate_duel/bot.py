@@ -7,15 +7,16 @@ face-up cards of the duel, the crews on the table; never another hand or a deck.
 - Step 2: picks the highest card that has any required suit, else the highest.
 - Step 3: cheats when the total falls short and a card in hand makes it, the lowest such card.
 - Step 4: declares the first trigger offered.
-- Pulse order and attacks: the attack with the best margin of attribute over the target's Df,
-  then the weakest target; otherwise the seed decides between equals.
+- Pulse order and attacks: an enemy model over one of its own crew, then the attack with the
+  best margin of attribute over the target's Df, then the weakest target; otherwise the seed
+  decides between equals.
 """
 
 from collections.abc import Mapping
 from typing import Any
 
+from service.games.fate_duel.catalogue import ADD_ONE, PLUS_FLIP, SUIT_USE
 from service.games.fate_duel.content import Ruleset
-from service.games.fate_duel.duel import ADD_ONE, PLUS_FLIP, SUIT_USE
 from service.games.fate_duel.state import face
 from service.games.kernel.prompts import Prompt
 from service.games.kernel.protocol import Action, IllegalAction
@@ -26,7 +27,7 @@ AVERAGE_CARD = 7
 
 def choose(rules: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: int) -> Action:
     if not prompt.actions:
-        raise IllegalAction("nothing to choose from")
+        raise IllegalAction("not_asked", "nothing to choose from")
     rng = SplitMix64(rng_seed)
     if prompt.kind == "attack":
         return _attack(view, prompt, rng)
@@ -34,7 +35,7 @@ def choose(rules: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: in
         return rng.pick(prompt.actions)
     duel = prompt.data["duel"]
     me = duel["sides"][duel["turn"]]
-    hand: list[str] = view["hands"][view["seat"]]
+    hand: list[str] = [card["id"] for card in view["hands"][view["seat"]]["cards"]]
     if prompt.kind == "soulstones":
         return _soulstones(rules, prompt, duel, me, hand)
     if prompt.kind == "choose":
@@ -45,12 +46,13 @@ def choose(rules: Ruleset, view: Mapping[str, Any], prompt: Prompt, rng_seed: in
 
 
 def _attack(view: Mapping[str, Any], prompt: Prompt, rng: SplitMix64) -> Action:
-    crews = view["crews"]
+    models = [crew["models"]["cards"] for crew in view["crews"]]
 
-    def score(action: Action) -> tuple[int, int]:
-        attacker = crews[view["seat"]]["models"][action["model"]]
-        target = crews[action["target_seat"]]["models"][action["target"]]
-        return attacker[action["attack"]] - target["df"], -target["wounds"]
+    def score(action: Action) -> tuple[bool, int, int]:
+        attacker = models[view["seat"]][action["model"]]
+        target = models[action["target_seat"]][action["target"]]
+        enemy = action["target_seat"] != view["seat"]
+        return enemy, attacker[action["attack"]] - target["df"], -target["wounds"]
 
     best = max(score(a) for a in prompt.actions)
     return rng.pick([a for a in prompt.actions if score(a) == best])
@@ -106,7 +108,7 @@ def _cheat(
         suits = rules.suits_of(face(card)) | named
         return base + rules.value(face(card)) >= needed and (suit is None or suit in suits)
 
-    if makes_it(me["active"]):
+    if makes_it(me["active"]["id"]):
         return prompt.actions[0]
     good = [c for c in hand if makes_it(c)]
     if not good:

@@ -10,6 +10,15 @@ from service.games.kernel.hidden import Hidden
 from service.games.kernel.protocol import Event
 
 
+def shown(card: str) -> dict[str, str]:
+    """A card as views and events show it: its instance id and its catalogue id (its face)."""
+    return {"id": card, "card": face(card)}
+
+
+def shown_all(cards: list[str]) -> list[dict[str, str]]:
+    return [shown(card) for card in cards]
+
+
 def new_deck(rules: Ruleset, state: State, seat: int) -> list[str]:
     """Seat's 54 cards, shuffled."""
     cards = [f"s{seat}.0:{f}" for f in rules.faces]
@@ -43,11 +52,12 @@ def draw(state: State, seat: int, count: int, events: list[Event]) -> None:
             break
         cards.append(card)
     state.hands[seat].extend(cards)
-    events.append(Event("drew", {"seat": seat, "cards": Hidden((seat,), cards, shown=len(cards))}))
+    drawn = Hidden((seat,), shown_all(cards), shown=len(cards))
+    events.append(Event("drew", {"seat": seat, "cards": drawn}))
 
 
 def discard(state: State, seat: int, cards: list[str], events: list[Event]) -> None:
     """Cards go face up onto their deck's discard pile."""
     if cards:
         state.discards[seat].extend(cards)
-        events.append(Event("discarded", {"seat": seat, "cards": list(cards)}))
+        events.append(Event("discarded", {"seat": seat, "cards": shown_all(cards)}))

@@ -4,6 +4,8 @@ A card is a face string: the value and the suit symbol ("4c", "13t"), or a joker
 "BJ"). The Red Joker is worth 14 and has every suit, the Black Joker 0 and none.
 """
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +71,7 @@ class Trigger:
 
 @dataclass(frozen=True)
 class ModelSpec:
+    id: str
     name: str
     rank: str
     attributes: Mapping[str, int]
@@ -195,6 +198,12 @@ def _trigger(raw: Mapping[str, Any], symbols: frozenset[str], model: str) -> Tri
     return trigger
 
 
+def model_id(name: str) -> str:
+    """A model's catalogue id, from its name: "Cadáver Andante" -> "cadaver-andante"."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")
+
+
 def _model(raw: Mapping[str, Any], symbols: frozenset[str], crew: str) -> ModelSpec:
     name = text(raw, "name", f"crew {crew!r}.models")
     where = f"crew {crew!r} model {name!r}"
@@ -215,6 +224,7 @@ def _model(raw: Mapping[str, Any], symbols: frozenset[str], crew: str) -> ModelS
     if len({t.name for t in parsed}) != len(parsed):
         raise ContentError(f"{where}.triggers: expected names that differ, got {triggers!r}")
     return ModelSpec(
+        id=model_id(name),
         name=name,
         rank=text(raw, "rank", where, choices=RANKS),
         attributes={a: integer(raw, a, where, 0, 10) for a in ATTRIBUTES},
@@ -268,6 +278,9 @@ def parse_ruleset(data: Mapping[str, Any]) -> Ruleset:
         ),
         crews=_unique([_crew(c, symbols) for c in crews], "crews"),
     )
+    models = [m.id for c in ruleset.crews.values() for m in c.models]
+    if len(set(models)) != len(models) or "" in models:
+        raise ContentError(f"ruleset.crews: expected model names that differ, got ids {models}")
     if ruleset.moderate_margin >= ruleset.severe_margin:
         raise ContentError(
             f"ruleset.moderate_margin: expected below severe_margin ({ruleset.severe_margin}), "

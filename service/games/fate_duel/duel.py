@@ -21,23 +21,17 @@ import itertools
 from typing import Any
 
 from service.games.fate_duel import cards
+from service.games.fate_duel.cards import shown, shown_all
+from service.games.fate_duel.catalogue import ADD_ONE, PLUS_FLIP, SUIT_USE, stone_uses
 from service.games.fate_duel.content import ModelSpec, Ruleset, Trigger
 from service.games.fate_duel.state import Duel, Side, State, face
 from service.games.kernel.prompts import Prompt
 from service.games.kernel.protocol import Action, Event
-
-PLUS_FLIP = "plus_flip"
-ADD_ONE = "add_one"
-SUIT_USE = "suit_"
+from service.games.kernel.views import zone
 
 
 def spec(rules: Ruleset, state: State, seat: int, model: int) -> ModelSpec:
     return rules.crews[state.crews[seat].crew].models[model]
-
-
-def stone_uses(rules: Ruleset) -> list[str]:
-    """Each way to use one soulstone: an extra + flip, +1 to the total, or a named suit."""
-    return [PLUS_FLIP, ADD_ONE, *(SUIT_USE + s.symbol for s in rules.suits)]
 
 
 def _side(rules: Ruleset, state: State, seat: int, model: int, attribute: str, flip: int) -> Side:
@@ -103,7 +97,8 @@ def suits(rules: Ruleset, side: Side) -> list[str]:
 
 
 def summary(rules: Ruleset, duel: Duel) -> dict[str, Any]:
-    """Everything public about the duel: flipped and cheated cards are face up."""
+    """Everything public about the duel: flipped and cheated cards are face up. The same keys
+    at every step; what is not decided yet is null (or empty)."""
     return {
         "kind": duel.kind,
         "step": duel.step,
@@ -119,10 +114,10 @@ def summary(rules: Ruleset, duel: Duel) -> dict[str, Any]:
                 "value": s.value,
                 "flip": net_flip(s),
                 "stones": s.stones,
-                "flipped": list(s.flipped),
-                "active": s.active,
+                "flipped": zone(shown_all(s.flipped)),
+                "active": None if s.active is None else shown(s.active),
                 "cheated": s.cheated,
-                "replaced": s.replaced,
+                "replaced": None if s.replaced is None else shown(s.replaced),
                 "trigger": s.trigger,
                 "total": total(rules, s),
                 "suits": suits(rules, s),
@@ -236,7 +231,7 @@ def act(rules: Ruleset, state: State, action: Action, events: list[Event]) -> No
     who = {"seat": side.seat, "model": side.model}
     kind = action["type"]
     if kind == "soulstones":
-        _declare(state, side, list(action["uses"]), events)
+        _declare(state, side, list(action["uses"]), "declared", events)
     elif kind == "choose":
         _activate(rules, state, side, action["card"], events)
     elif kind == "keep":
@@ -244,18 +239,18 @@ def act(rules: Ruleset, state: State, action: Action, events: list[Event]) -> No
     elif kind == "cheat":
         _cheat(rules, state, side, action["card"], events)
     elif kind == "no_trigger":
-        events.append(Event("no_trigger", who))
+        events.append(Event("no_trigger", {**who, "reason": "declined"}))
     else:
         _trigger(rules, state, side, action["name"], events)
     _next_turn(duel)
 
 
-def _declare(state: State, side: Side, uses: list[str], events: list[Event]) -> None:
+def _declare(state: State, side: Side, uses: list[str], reason: str, events: list[Event]) -> None:
     side.stones = uses
     crew = state.crews[side.seat]
     crew.soulstones -= len(uses)
     data = {"seat": side.seat, "model": side.model, "uses": uses, "left": crew.soulstones}
-    events.append(Event("soulstones", data))
+    events.append(Event("soulstones", {**data, "reason": reason}))
 
 
 def _flip(rules: Ruleset, state: State, side: Side, events: list[Event]) -> None:
@@ -265,7 +260,12 @@ def _flip(rules: Ruleset, state: State, side: Side, events: list[Event]) -> None
         if card is not None:
             flipped.append(card)
     side.flipped = flipped
-    data = {"seat": side.seat, "model": side.model, "flip": net_flip(side), "cards": flipped}
+    data = {
+        "seat": side.seat,
+        "model": side.model,
+        "flip": net_flip(side),
+        "cards": shown_all(flipped),
+    }
     events.append(Event("flipped", data))
     candidates = _candidates(rules, side)
     if len(candidates) == 1:
@@ -278,7 +278,7 @@ def _activate(rules: Ruleset, state: State, side: Side, card: str, events: list[
     data = {
         "seat": side.seat,
         "model": side.model,
-        "card": card,
+        "card": shown(card),
         "total": total(rules, side),
         "suits": suits(rules, side),
     }
@@ -294,8 +294,8 @@ def _cheat(rules: Ruleset, state: State, side: Side, card: str, events: list[Eve
     data = {
         "seat": side.seat,
         "model": side.model,
-        "card": card,
-        "replaced": replaced,
+        "card": shown(card),
+        "replaced": shown(replaced),
         "total": total(rules, side),
         "suits": suits(rules, side),
     }
@@ -342,25 +342,36 @@ def advance(rules: Ruleset, state: State, events: list[Event]) -> bool:
 
 
 def abandon(state: State, seat: int, events: list[Event]) -> None:
-    """A duel `seat` takes part in ends with nothing of it resolved: every card in use goes to
-    its discard pile (before the active card is chosen every flipped card is in use; after,
-    only the active one)."""
+    """A duel `seat` takes part in ends with nothing of it resolved (its crew resigned)."""
     current = state.duel
-    if current is None or all(side.seat != seat for side in current.sides):
+    if current is not None and any(side.seat == seat for side in current.sides):
+        close(state, "resigned", events)
+
+
+def close(state: State, reason: str, events: list[Event]) -> None:
+    """The open duel, if any, ends with nothing of it resolved: every card in use goes to its
+    discard pile (before the active card is chosen every flipped card is in use; after, only
+    the active one), so no half-resolved step outlives it."""
+    current = state.duel
+    if current is None:
         return
     for side in current.sides:
         in_use = list(side.flipped) if side.active is None else [side.active]
         cards.discard(state, side.seat, in_use, events)
     state.duel = None
-    events.append(Event("duel_abandoned", {"seat": seat}))
+    seats = sorted({side.seat for side in current.sides})
+    events.append(Event("duel_abandoned", {"seats": seats, "reason": reason}))
 
 
 def _pass_step(rules: Ruleset, state: State, duel: Duel, side: Side, events: list[Event]) -> None:
     who = {"seat": side.seat, "model": side.model}
     if duel.step == 1:
-        _declare(state, side, [], events)
+        reason = "cannot_use" if not side.may_use_stones else "none_left"
+        _declare(state, side, [], reason, events)
     elif duel.step == 3:
         events.append(Event("no_cheat", {**who, "reason": cheat_refusal(rules, state, side)}))
+    elif duel.step == 4:
+        events.append(Event("no_trigger", {**who, "reason": "none_eligible"}))
 
 
 # --- step 5 ---------------------------------------------------------------------------
@@ -406,21 +417,33 @@ def _after(
     side = duel.sides[index]
     assert side.trigger is not None
     trigger = _named_trigger(rules, state, side, side.trigger)
-    due = {
-        "tras_tener_exito": won,
-        "tras_fallar": not won,
-        "tras_resolver": True,
-        "inmediato": False,
-    }[trigger.timing]
-    if not due:
-        return
+    if trigger.timing == "inmediato":
+        return  # resolved at step 4
     data = {"seat": side.seat, "model": side.model, "name": trigger.name}
+    reason = _not_applying(state, duel, index, trigger, won)
+    if reason is not None:
+        events.append(Event("trigger_not_applied", {**data, "reason": reason}))
+        return
     events.append(Event("trigger_resolved", data))
     if trigger.effect == "damage":
         other = duel.sides[1 - index]
         _wound(state, other.seat, other.model, trigger.amount, "trigger", events)
     else:
         _heal(rules, state, side.seat, side.model, trigger.amount, events)
+
+
+def _not_applying(state: State, duel: Duel, index: int, trigger: Trigger, won: bool) -> str | None:
+    """Why a trigger declared at step 4 does nothing after step 5, or None when it applies."""
+    if trigger.timing == "tras_tener_exito" and not won:
+        return "duel_lost"
+    if trigger.timing == "tras_fallar" and won:
+        return "duel_won"
+    side = duel.sides[index]
+    if trigger.effect == "damage":
+        other = duel.sides[1 - index]
+        return None if state.crews[other.seat].wounds[other.model] else "target_dead"
+    # A model killed in this duel stays dead (ours).
+    return None if state.crews[side.seat].wounds[side.model] else "model_dead"
 
 
 def _wound(
@@ -440,9 +463,6 @@ def _heal(
     rules: Ruleset, state: State, seat: int, model: int, amount: int, events: list[Event]
 ) -> None:
     crew = state.crews[seat]
-    # A model killed in this duel stays dead (ours).
-    if crew.wounds[model] == 0:
-        return
     most = spec(rules, state, seat, model).wounds
     healed = min(most, crew.wounds[model] + amount) - crew.wounds[model]
     crew.wounds[model] += healed

@@ -8,7 +8,8 @@ the rules as written, and every decision where the seed is silent, in docs/rules
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games.fate_duel import bot, duel, rules
+from service.games.fate_duel import bot, catalogue, duel, refusals, rules, views
+from service.games.fate_duel.cards import shown_all
 from service.games.fate_duel.content import ATTACKS, RULESET, Ruleset
 from service.games.fate_duel.state import Crew, State
 from service.games.kernel.hidden import Hidden
@@ -30,6 +31,14 @@ class FateDuelGame(TableGame[State]):
     def __init__(self, ruleset: Ruleset | None = None) -> None:
         self.rules = ruleset if ruleset is not None else RULESET
         self.ruleset = self.rules.id
+        rounds = self.options_schema()["rounds"]
+        table = {
+            "seats": [self.min_seats, self.max_seats],
+            "rounds": {"default": rounds["default"], "min": rounds["min"], "max": rounds["max"]},
+        }
+        # Built once, so a content file the catalogue cannot describe fails at start-up.
+        self._catalogue = catalogue.build(self.rules, table)
+        self._view_schema = views.schema(self.rules)
 
     def options_schema(self) -> dict[str, OptionSpec]:
         return {
@@ -110,11 +119,14 @@ class FateDuelGame(TableGame[State]):
         """What setting up did, rebuilt from the state it gave (nothing has been played yet)."""
         events = [
             # The order before the hand was drawn from its top: the hand, then the deck.
-            Event("shuffled", {"seat": s, "deck": Hidden((), [*h, *d], shown=len(h) + len(d))})
+            Event(
+                "shuffled",
+                {"seat": s, "deck": Hidden((), shown_all([*h, *d]), shown=len(h) + len(d))},
+            )
             for s, (d, h) in enumerate(zip(state.decks, state.hands, strict=True))
         ]
         events += [
-            Event("drew", {"seat": s, "cards": Hidden((s,), list(h), shown=len(h))})
+            Event("drew", {"seat": s, "cards": Hidden((s,), shown_all(h), shown=len(h))})
             for s, h in enumerate(state.hands)
         ]
         crews = [rules.crew_sheet(self.rules, s, crew.crew) for s, crew in enumerate(state.crews)]
@@ -135,7 +147,7 @@ class FateDuelGame(TableGame[State]):
             return duel.prompt(self.rules, state, seat)
         if not state.queue or state.queue[0] != seat:
             return None
-        data = {"round": state.round, "pulse": rules.hazard_view(self.rules, state.hazard)}
+        data = {"round": state.round, "pulse": rules.pulse_view(self.rules, state)}
         if state.phase == "pulse":
             order: list[Action] = [{"type": "duel", "model": m} for m in rules.pending(state, seat)]
             return Prompt("order", order, data=data)
@@ -143,7 +155,7 @@ class FateDuelGame(TableGame[State]):
             {"type": "attack", "model": m, "attack": a, "target_seat": ts, "target": tm}
             for m in state.crews[seat].alive()
             for a in ATTACKS
-            for ts, tm in rules.enemies(state, seat)
+            for ts, tm in rules.targets(state, seat, m)
         ]
         return Prompt("attack", attacks, data=data)
 
@@ -160,11 +172,16 @@ class FateDuelGame(TableGame[State]):
             duel.start_opposed(self.rules, state, attacker, action["attack"], target, events)
         rules.play_on(self.rules, state, events)
 
+    def refusal(
+        self, state: State, seat: int, asked: Prompt, action: Action
+    ) -> IllegalAction | None:
+        return refusals.refusal(self.rules, state, seat, asked, action)
+
     def forfeit(self, state: State, seat: int, events: list[Event]) -> None:
         """The seat's crew leaves the table at once and the others play on (ours); a duel it
         takes part in is abandoned."""
         if seat not in state.standing():
-            raise IllegalAction(f"seat {seat} is not in the match")
+            raise IllegalAction("not_seated", f"seat {seat} is not in the match")
         state.crews[seat].wounds = [0] * len(state.crews[seat].wounds)
         duel.abandon(state, seat, events)
         rules.check_fallen(state, events)
@@ -173,27 +190,19 @@ class FateDuelGame(TableGame[State]):
     def outcome(self, state: State) -> Outcome | None:
         return state.result
 
+    def view_schema(self) -> dict[str, Any]:
+        return self._view_schema
+
+    def catalogue(self) -> dict[str, Any]:
+        return self._catalogue
+
     def observe(self, state: State) -> dict[str, Any]:
         """The table: own hand to its seat, every other hand and every deck only as a count."""
-        return {
-            "ruleset": state.ruleset,
-            "round": state.round,
-            "rounds": state.rounds,
-            "first": state.first,
-            "phase": state.phase,
-            "pulse": rules.hazard_view(self.rules, state.hazard),
-            "queue": list(state.queue),
-            "crews": [rules.crew_view(self.rules, state, s) for s in range(len(state.crews))],
-            "hands": [Hidden((s,), list(h), shown=len(h)) for s, h in enumerate(state.hands)],
-            "decks": [Hidden((), list(d), shown=len(d)) for d in state.decks],
-            "discards": [list(d) for d in state.discards],
-            "duel": None if state.duel is None else duel.summary(self.rules, state.duel),
-            "eliminated": [list(g) for g in state.eliminated],
-            "outcome": state.result,
-        }
+        return views.observe(self.rules, state)
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
-        orders = [list(d) for d in state.decks if len(d) > 1]
+        # A deck's order as the card objects views and events show, card by card.
+        orders = [shown_all(d) for d in state.decks if len(d) > 1]
         others = [c for s, h in enumerate(state.hands) if s != seat for c in h]
         return [*super().secrets(state, seat), *orders, *others]
 

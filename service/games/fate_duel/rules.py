@@ -7,7 +7,8 @@ pulse's hazard is drawn, then every seat draws its control hand (seat order).
 A round: the pulse (every living model takes the hazard's simple duel: the seats in turn order
 from the round's first player, each resolving all its models' duels, in the order it
 chooses, one duel completed before the next), then each seat in turn order makes one opposed
-duel (one of its models attacks an enemy model with Ml or Sh against the target's Df). Then
+duel (one of its models attacks any other living model, its crew's own too, with Ml or Sh
+against the target's Df). Then
 every standing seat draws back up to its hand size, the first player passes to the next
 standing seat, and the next round's hazard is drawn.
 
@@ -19,9 +20,10 @@ crews that fell, the last to fall first.
 from typing import Any
 
 from service.games.fate_duel import cards, duel
-from service.games.fate_duel.content import Ruleset
+from service.games.fate_duel.content import ModelSpec, Ruleset
 from service.games.fate_duel.state import State
 from service.games.kernel.protocol import Event
+from service.games.kernel.views import zone
 
 
 def _draw_hazard(rules: Ruleset, state: State) -> str:
@@ -41,14 +43,16 @@ def deal(rules: Ruleset, state: State) -> None:
 
 def round_started(rules: Ruleset, state: State) -> Event:
     """The event that opens a round: its number, first player and pulse."""
-    hazard = hazard_view(rules, state.hazard)
+    hazard = pulse_view(rules, state)
     return Event("round_started", {"round": state.round, "first": state.first, "pulse": hazard})
 
 
-def hazard_view(rules: Ruleset, hazard_id: str) -> dict[str, Any]:
-    h = rules.hazards[hazard_id]
+def pulse_view(rules: Ruleset, state: State) -> dict[str, Any]:
+    """This round's pulse: the hazard (its catalogue id under "card") and its numbers."""
+    h = rules.hazards[state.hazard]
     return {
-        "id": h.id,
+        "id": f"pulse.{state.round}",
+        "card": h.id,
         "name": h.name,
         "attribute": h.attribute,
         "tn": h.tn,
@@ -70,9 +74,14 @@ def pending(state: State, seat: int) -> list[int]:
     return [m for m in state.crews[seat].alive() if m not in state.tested[seat]]
 
 
-def enemies(state: State, seat: int) -> list[tuple[int, int]]:
-    """Every living model of the other standing seats, as (seat, model)."""
-    return [(s, m) for s in state.standing() if s != seat for m in state.crews[s].alive()]
+def targets(state: State, seat: int, model: int) -> list[tuple[int, int]]:
+    """Whom seat's `model` may attack, as (seat, model): any other living model, its own crew's
+    too. "Si una regla no especifica si sólo afecta a miniaturas amigas o enemigas (por ejemplo
+    para saber quién puede ser objetivo legal de un Ataque), entonces puede afectar a cualquier
+    miniatura." A model does not attack itself (ours: an opposed duel takes two models)."""
+    return [
+        (s, m) for s in state.standing() for m in state.crews[s].alive() if (s, m) != (seat, model)
+    ]
 
 
 def start_pulse_duel(
@@ -148,6 +157,8 @@ def _end_round(rules: Ruleset, state: State, events: list[Event]) -> None:
 
 
 def _finish(state: State, events: list[Event]) -> None:
+    # A crew that resigned may end the match while others duel: that duel closes unresolved.
+    duel.close(state, "match_over", events)
     standing = state.standing()
     left = {s: sum(state.crews[s].wounds) for s in standing}
     ranking = [
@@ -158,24 +169,57 @@ def _finish(state: State, events: list[Event]) -> None:
     state.result = {"winners": list(ranking[0]), "ranking": ranking}
     state.phase = "over"
     state.queue = []
-    events.append(Event("game_over", {**state.result, "wounds": left}))
+    wounds = [sum(crew.wounds) for crew in state.crews]
+    events.append(Event("game_over", {**state.result, "wounds": wounds}))
 
 
 def crew_view(rules: Ruleset, state: State, seat: int) -> dict[str, Any]:
-    """What changes during the match; the crew's sheet is in the "crews" setup event."""
+    """A crew on the table: its sheet (every model's rank, damage lines, triggers) and what the
+    match changed (soulstones, Wounds), each beside its printed value."""
     crew = state.crews[seat]
     spec = rules.crews[crew.crew]
+    models = [
+        {
+            "id": f"s{seat}.m{i}",
+            **_model_sheet(m, i),
+            **dict(m.attributes),
+            "wounds": crew.wounds[i],
+            "damage_taken": m.wounds - crew.wounds[i],
+            "alive": crew.wounds[i] > 0,
+            "tested": i in state.tested[seat],
+            "printed": {**dict(m.attributes), "wounds": m.wounds},
+        }
+        for i, m in enumerate(spec.models)
+    ]
     return {
-        "crew": crew.crew,
+        "seat": seat,
+        "crew": spec.id,
+        "name": spec.name,
         "soulstones": crew.soulstones,
-        "models": [
+        "printed": {"soulstones": spec.soulstones},
+        "standing": bool(crew.alive()),
+        "models": zone(models),
+    }
+
+
+def _model_sheet(m: ModelSpec, index: int) -> dict[str, Any]:
+    return {
+        "card": m.id,
+        "index": index,
+        "name": m.name,
+        "rank": m.rank,
+        "soulstones": m.uses_soulstones,
+        "attack_damage": list(m.damage),
+        "triggers": [
             {
-                "name": m.name,
-                **dict(m.attributes),
-                "wounds": crew.wounds[i],
-                "tested": i in state.tested[seat],
+                "name": t.name,
+                "attribute": t.attribute,
+                "suit": t.suit,
+                "timing": t.timing,
+                "effect": t.effect,
+                "amount": t.amount,
             }
-            for i, m in enumerate(spec.models)
+            for t in m.triggers
         ],
     }
 
@@ -189,26 +233,7 @@ def crew_sheet(rules: Ruleset, seat: int, crew_id: str) -> dict[str, Any]:
         "name": spec.name,
         "soulstones": spec.soulstones,
         "models": [
-            {
-                "index": i,
-                "name": m.name,
-                "rank": m.rank,
-                "soulstones": m.uses_soulstones,
-                **dict(m.attributes),
-                "wounds": m.wounds,
-                "damage": list(m.damage),
-                "triggers": [
-                    {
-                        "name": t.name,
-                        "attribute": t.attribute,
-                        "suit": t.suit,
-                        "timing": t.timing,
-                        "effect": t.effect,
-                        "amount": t.amount,
-                    }
-                    for t in m.triggers
-                ],
-            }
+            {**_model_sheet(m, i), **dict(m.attributes), "wounds": m.wounds}
             for i, m in enumerate(spec.models)
         ],
     }
