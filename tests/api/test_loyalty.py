@@ -58,7 +58,7 @@ async def test_the_game_is_offered_with_its_modes_and_a_ready_loadout(api: Api) 
     assert len(loyalty["sample_loadout"]["deck"]) == 20
     items = loyalty["loadout"]["properties"]["deck"]["items"]["oneOf"]
     reednor = next(i for i in items if i["const"] == "reednor")
-    assert "cost 2, attack 2, defence 2" in reednor["description"]
+    assert (reednor["title"], reednor["description"]) == ("Reednor", "character, guardia_velmar")
 
 
 async def test_a_bad_deck_or_another_mode_is_a_422_naming_the_card_and_the_rule(api: Api) -> None:
@@ -97,8 +97,8 @@ async def test_a_response_window_is_answered_by_both_seats_over_http(api: Api) -
         assert other["prompt"] is None and other["legal_actions"] == []
         prompt, view = mine["prompt"], mine["view"]["inner"]
         # What a seat sees: its hand, the other hand's size.
-        assert isinstance(view["sides"][seat]["hand"], list)
-        assert isinstance(view["sides"][1 - seat]["hand"], int)
+        assert isinstance(view["sides"][seat]["hand"]["cards"], list)
+        assert view["sides"][1 - seat]["hand"]["cards"] is None
         adventures = [a for a in prompt["actions"] if a["type"] == "adventure"]
         stack = view["stack"]
         if prompt["kind"] == "response":
@@ -116,17 +116,17 @@ async def test_a_response_window_is_answered_by_both_seats_over_http(api: Api) -
         if answered_back:
             break
     assert answered_back
-    stacked = [stack[0]["card"], action["card"]]
+    stacked = [stack[0]["id"], action["card"]]
     events = done.body["events"]
     # The window goes back to the first answerer if it has a counter left; its pass closes it.
     seen = await read(api, tokens[1 - seat], match_id)
     if seen["prompt"] is not None:
         assert seen["prompt"]["kind"] == "response"
-        assert [e["card"] for e in seen["view"]["inner"]["stack"]] == stacked
+        assert [e["id"] for e in seen["view"]["inner"]["stack"]] == stacked
         passed = await act(api, tokens[1 - seat], match_id, seen["version"], {"type": "pass"})
         assert passed.status == 200, passed.body
         events = passed.body["events"]
-    done_with = [e["data"]["card"] for e in events if e["kind"] in ("resolved", "fizzled")]
+    done_with = [e["data"]["id"] for e in events if e["kind"] in ("resolved", "fizzled")]
     assert done_with == stacked[::-1]
     after = await read(api, tokens[seat], match_id)
     assert after["view"]["inner"]["stack"] == [] and after["view"]["inner"]["responder"] is None
@@ -193,6 +193,48 @@ async def test_a_player_plays_a_best_of_three_against_a_bot_over_http(api: Api) 
     assert {a["source"] for a in replay["actions"] if a["seat"] == 1} == {"bot"}
     assert replay["loadouts"][1]["mode"] == "escaramuza"
     # During the match the bot's hand never reached the player: the replay shows it now.
-    bot_hands = [leg["sides"][1]["hand"] for leg in replay["final"]["legs"]]
+    bot_hands = [leg["sides"][1]["hand"]["cards"] for leg in replay["final"]["legs"]]
     mine = await read(api, token, match_id)
-    assert not any(contains(mine, card) for hand in bot_hands for card in hand)
+    assert not any(contains(mine, card["id"]) for hand in bot_hands for card in hand)
+
+
+async def test_a_seat_that_asked_to_auto_pass_is_never_asked_a_window_it_cannot_answer(
+    api: Api,
+) -> None:
+    """Seat 1 brings no adventure and sets `auto_pass`: every window of its opponent's turn is
+    passed for it (an event says so), and it is only asked in its own turns."""
+    tokens = await new_players(api, 2)
+    plain = ["buhonero", "soldado_ceniza", "novicia_alba", "acolito", "rastreador"] * 4
+    match_id = await loyalty_match(api, tokens, [{"deck": ANSWERS}, {"deck": plain}])
+    path = f"/v1/matches/{match_id}/preferences"
+    body = {"preferences": {"auto_pass": True}}
+    kept = await api.call("PUT", path, body, token=tokens[1])
+    assert kept.status == 200, kept.body
+    auto_passed = 0
+    for _ in range(MAX_ACTIONS):
+        match = await read(api, tokens[0], match_id)
+        if match["status"] != "active" or auto_passed >= 3:
+            break
+        (seat,) = match["to_act"]
+        mine = await read(api, tokens[seat], match_id)
+        assert not (seat == 1 and mine["prompt"]["kind"] == "response")
+        plays = [a for a in mine["prompt"]["actions"] if a["type"] == "play"]
+        action = plays[0] if plays else mine["prompt"]["actions"][0]
+        done = await act(api, tokens[seat], match_id, mine["version"], action)
+        assert done.status == 200, done.body
+        windows = [e["data"] for e in done.body["events"] if e["kind"] == "window"]
+        auto_passed += sum(1 for w in windows if w["auto_passed"] and w["seat"] == 1)
+    assert auto_passed >= 3
+
+
+async def test_a_refused_action_names_its_rule_over_http(api: Api) -> None:
+    tokens = await new_players(api, 2)
+    match_id = await loyalty_match(api, tokens, [{"ready": "alianza"}, {"ready": "neutral"}])
+    match = await read(api, tokens[0], match_id)
+    (seat,) = match["to_act"]
+    mine = await read(api, tokens[seat], match_id)
+    draw = mine["prompt"]["actions"][0]
+    assert draw == {"type": "draw", "cards": 1}
+    refused = await act(api, tokens[seat], match_id, mine["version"], {**draw, "cards": 2})
+    assert (refused.status, refused.error_code) == (422, "illegal_action")
+    assert refused.body["error"]["details"] == {"reason": "bad_param", "field": "cards"}

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from service.games.kernel.content import ContentError
 from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.protocol import Action, Event, GameError, IllegalAction
 from service.games.kernel.rng import SplitMix64
 from service.games.loyalty import LoyaltyGame, LoyaltyGameLeg
 from service.games.loyalty.cards import stats
-from service.games.loyalty.content import CONTENT, MODES, ContentError, load_content
+from service.games.loyalty.content import CONTENT, MODES, load_content
 from service.games.loyalty.state import State, Unit
 from service.games.registry import get_game
 from tests.games.helpers import random_answer
@@ -276,7 +277,7 @@ def test_the_phases_come_in_the_seeds_order() -> None:
         assert prompt is not None
         state, events = act(state, 0, prompt.actions[0])
     assert seen == ["draw", "roll", "play", "arrange", "attack", "play_again"]
-    assert kinds(events)[-2:] == ["turn_ended", "turn_started"]
+    assert kinds(events)[-3:] == ["turn_ended", "turn_started", "phase"]
     assert (state.active, state.phase) == (1, "draw")
 
 
@@ -341,14 +342,16 @@ def test_arranging_moves_characters_between_attack_and_defence() -> None:
     assert state.phase == "attack"
 
 
-@pytest.mark.parametrize("attack", [[["x"]], [{}], [[]], [1, 1], ["x", "x"]])
-def test_an_arrange_listing_anything_but_my_characters_once_is_refused(attack: list[Any]) -> None:
-    """A list or an object among the characters sent to Attack is refused with the reason,
-    before the rules build the set of them (it was a TypeError, a 500 over HTTP)."""
+@pytest.mark.parametrize("attack", [[["x"]], [{}], [[]], [1, 1], ["x", "x"], "x", None])
+def test_an_arrange_listing_anything_but_my_characters_once_is_refused(attack: Any) -> None:
+    """A list or an object among the characters sent to Attack is refused as a bad `attack`
+    parameter, before the rules build the set of them (it was a TypeError, a 500 over HTTP)."""
     state = table(phase="arrange")
-    put(state, 0, "verdugo")
-    with pytest.raises(IllegalAction, match="arrange 'attack' lists your characters"):
-        act(state, 0, {"type": "arrange", "attack": attack})
+    mine = put(state, 0, "verdugo")
+    for sent in (attack, [mine, *attack] if isinstance(attack, list) else attack):
+        with pytest.raises(IllegalAction) as caught:
+            act(state, 0, {"type": "arrange", "attack": sent})
+        assert (caught.value.code, caught.value.details) == ("bad_param", {"field": "attack"})
 
 
 # --- loyalty spending -----------------------------------------------------------------------
@@ -365,8 +368,9 @@ def test_each_loyalty_counter_paid_gives_plus_one_until_the_end_of_the_turn() ->
     state, _ = act(state, 0, {"type": "boost", "card": mine, "stat": "attack", "amount": 3})
     unit = state.sides[0].units[0]
     assert stats(CONTENT, state.sides[0], unit) == (5, 2) and state.sides[0].loyalty == 1
-    with pytest.raises(IllegalAction, match="amount"):
+    with pytest.raises(IllegalAction) as caught:
         act(state, 0, {"type": "boost", "card": mine, "stat": "defence", "amount": 2})
+    assert (caught.value.code, caught.value.details) == ("bad_param", {"field": "amount"})
     state, _ = act(state, 0, {"type": "pass"})
     assert stats(CONTENT, state.sides[0], state.sides[0].units[0]) == (2, 2)
 
@@ -422,7 +426,7 @@ def test_after_an_action_the_opponent_may_answer_with_an_adventure_and_i_may_ans
     assert LEG.to_act(state) == [0]
     state, events = act(state, 0, {"type": "adventure", "card": fury, "target": mine})
     # Last in, first out: Furia, then Muro de Escudos, then the damage: 6 > 2 destroys.
-    resolved = [e.data["card"] for e in events if e.kind == "resolved"]
+    resolved = [e.data["id"] for e in events if e.kind == "resolved"]
     assert resolved == [fury, wall]
     assert zone_of(state, 1, theirs) is None
     assert state.sides[0].graveyard[-1] == fury and state.sides[1].graveyard[-2:] == [wall, theirs]
@@ -672,10 +676,11 @@ def test_after_a_drawn_game_the_start_is_drawn_again_and_clients_cannot_name_a_c
 def test_a_seat_sees_its_hand_the_other_hand_size_and_deck_sizes_only() -> None:
     state = table()
     view = LEG.view(state, 0)
-    assert view["sides"][0]["hand"] == state.sides[0].hand
-    assert view["sides"][1]["hand"] == 5
-    assert [s["deck"] for s in view["sides"]] == [15, 15]
-    assert LEG.view(state, None)["sides"][0]["hand"] == 5
+    hand = [{"id": c, "card": c.rsplit(":", 1)[1]} for c in state.sides[0].hand]
+    assert view["sides"][0]["hand"] == {"count": 5, "cards": hand}
+    assert view["sides"][1]["hand"] == {"count": 5, "cards": None}
+    assert [s["deck"] for s in view["sides"]] == [{"count": 15, "cards": None}] * 2
+    assert LEG.view(state, None)["sides"][0]["hand"] == {"count": 5, "cards": None}
     assert all(s["life"] == 30 and s["loyalty"] == 0 for s in view["sides"]) and "rng" not in view
 
 

@@ -2,17 +2,15 @@
 (docs/rules/loyalty.md#9-aumento-de-poder-de-ataque-y-defensa), arranging the zones, and the
 active player's roll, plays, effects and declared attacks."""
 
-from collections.abc import Mapping
-from typing import Any
-
 from service.games.kernel.prompts import Action
-from service.games.kernel.protocol import Event, IllegalAction
+from service.games.kernel.protocol import Event
 from service.games.loyalty.cards import (
     draw,
     find_unit,
     leave_hand,
     pay,
     raise_stat,
+    ref,
     return_to_hand,
     unit_view,
 )
@@ -58,26 +56,14 @@ def answer(
         _declare_attack(content, state, seat, chosen, events)
 
 
-def boost(
-    content: Content,
-    state: State,
-    seat: int,
-    action: Action,
-    schema: Mapping[str, Any],
-    events: list[Event],
-) -> None:
-    if set(action) != {"type", "card", "stat", "amount"}:
-        raise IllegalAction('a boost is {"type": "boost", "card", "stat", "amount"}')
-    amount = action["amount"]
-    if action["card"] not in schema["card"]["enum"] or action["stat"] not in ("attack", "defence"):
-        raise IllegalAction("boost one of your characters in play, its 'attack' or 'defence'")
-    if type(amount) is not int or not 1 <= amount <= schema["amount"]["maximum"]:
-        raise IllegalAction(f"boost 'amount' is 1 to {schema['amount']['maximum']} counters")
+def boost(content: Content, state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Pay counters for +1 each; the kernel has checked the card, stat and amount against the
+    prompt's `boost` schema (one of the seat's characters, at most its counters)."""
     side = state.sides[seat]
     unit = find_unit(side, action["card"])
     assert unit is not None
-    pay(side, amount)
-    raise_stat(unit, action["stat"], amount)
+    pay(side, action["amount"])
+    raise_stat(unit, action["stat"], action["amount"])
     events.append(Event("boosted", {"seat": seat, **unit_view(content, side, unit)}))
     # A boost in a response window keeps the window; the active player's boost is an action.
     if state.responder is None:
@@ -85,18 +71,10 @@ def boost(
 
 
 def arrange(content: Content, state: State, seat: int, action: Action, events: list[Event]) -> None:
-    side = state.sides[seat]
-    chosen = action.get("attack")
-    cards = [u.card for u in side.units]
-    # Every item a string before the set of them is built: a list or an object is no key.
-    if (
-        set(action) != {"type", "attack"}
-        or not isinstance(chosen, list)
-        or not all(isinstance(c, str) and c in cards for c in chosen)
-        or len(set(chosen)) != len(chosen)
-    ):
-        raise IllegalAction("arrange 'attack' lists your characters in play that go to Attack")
-    for unit in side.units:
+    """Send the listed characters to Attack and the rest to Defence; the kernel has checked the
+    list against the prompt's `arrange` schema (the seat's characters, each at most once)."""
+    chosen = action["attack"]
+    for unit in state.sides[seat].units:
         unit.zone = "attack" if unit.card in chosen else "defence"
     events.append(Event("arranged", {"seat": seat, "attack": sorted(chosen)}))
     # Arranging is the phase's action: it ends phase e) (ours), then the opponent may respond.
@@ -119,9 +97,9 @@ def _play(content: Content, state: State, seat: int, card: str, events: list[Eve
     if info.type == "character":
         # A character enters the Defence zone; phase e) moves it (ours).
         side.units.append(Unit(card, "defence"))
-        events.append(Event("played", {"seat": seat, "card": card, "zone": "defence"}))
+        events.append(Event("played", {"seat": seat, **ref(card), "zone": "defence"}))
         return
-    events.append(Event("played", {"seat": seat, "card": card}))
+    events.append(Event("played", {"seat": seat, **ref(card), "zone": None}))
     resolve(content, state, seat, info.effect, None, None, events)
     side.graveyard.append(card)
 
@@ -135,7 +113,7 @@ def _use_effect(
     effect = content.cards[card_of(unit.card)].effect
     pay(side, effect.cost)
     unit.used = True
-    events.append(Event("effect_used", {"seat": seat, "card": unit.card, "kind": effect.kind}))
+    events.append(Event("effect_used", {"seat": seat, **ref(unit.card), "kind": effect.kind}))
     resolve(content, state, seat, effect, unit, chosen.get("target"), events)
     if state.returning is None:
         after_action(content, state, events)

@@ -26,7 +26,7 @@ def choose(content: Content, view: Mapping[str, Any], prompt: Prompt, rng_seed: 
     if prompt.kind == "roll":
         return by_type["roll"][0]
     if prompt.kind in ("play", "play_again"):
-        return _cast(content, view, by_type) or {"type": "pass"}
+        return _cast(content, _safe(prompt, by_type)) or {"type": "pass"}
     if prompt.kind == "arrange" and "arrange" in prompt.params:
         return _arrange(view)
     if prompt.kind == "attack":
@@ -36,14 +36,14 @@ def choose(content: Content, view: Mapping[str, Any], prompt: Prompt, rng_seed: 
     return passes[SplitMix64(rng_seed).below(len(passes))]
 
 
-def _cast(
-    content: Content, view: Mapping[str, Any], by_type: dict[str, list[Action]]
-) -> Action | None:
-    mine = view["sides"][view["seat"]]
-    # Playing the last card with an empty deck would lose the game
-    # (docs/rules/loyalty.md#10-quien-gana).
-    if mine["deck"] == 0 and len(mine["hand"]) <= 1:
-        return None
+def _safe(prompt: Prompt, by_type: dict[str, list[Action]]) -> dict[str, list[Action]]:
+    """The answers that do not lose the game at once (the prompt flags those that do, as
+    playing the last card with an empty deck: docs/rules/loyalty.md#10-quien-gana)."""
+    losing = [a for i, a in enumerate(prompt.actions) if i in prompt.loses or a.get("loses")]
+    return {kind: [a for a in listed if a not in losing] for kind, listed in by_type.items()}
+
+
+def _cast(content: Content, by_type: dict[str, list[Action]]) -> Action | None:
     plays = by_type.get("play", [])
     characters = [a for a in plays if content.cards[card_of(a["card"])].type == "character"]
     if characters:
@@ -57,22 +57,29 @@ def _cast(
     return None
 
 
+def _in_play(side: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A side's characters by instance id, each with the zone it stands in."""
+    return {
+        u["id"]: {**u, "zone": zone}
+        for zone in ("attack", "defence")
+        for u in side[f"{zone}_zone"]["cards"]
+    }
+
+
 def _arrange(view: Mapping[str, Any]) -> Action:
-    mine = view["sides"][view["seat"]]
-    units = [*mine["attack_zone"], *mine["defence_zone"]]
+    units = list(_in_play(view["sides"][view["seat"]]).values())
     # The sturdiest character guards; the others attack if they hit at least as hard as they hold.
     guard = max(units, key=lambda u: (u["defence"] - u["attack"], u["defence"]))
-    attackers = [u["card"] for u in units if u is not guard and u["attack"] >= u["defence"]]
+    attackers = [u["id"] for u in units if u is not guard and u["attack"] >= u["defence"]]
     return {"type": "arrange", "attack": sorted(attackers)}
 
 
 def _best_attack(content: Content, view: Mapping[str, Any], attacks: list[Action]) -> Action | None:
-    mine, theirs = view["sides"][view["seat"]], view["sides"][1 - view["seat"]]
-    units = {u["card"]: u for u in [*mine["attack_zone"], *mine["defence_zone"]]}
-    foes = {u["card"]: u for u in [*theirs["attack_zone"], *theirs["defence_zone"]]}
+    units = _in_play(view["sides"][view["seat"]])
+    foes = _in_play(view["sides"][1 - view["seat"]])
 
     def worth(unit: Mapping[str, Any]) -> int:
-        return content.cards[unit["id"]].cost
+        return content.cards[unit["card"]].cost
 
     def score(action: Action) -> int:
         # Section 8 from the attacker's side: what it gains, what it costs.

@@ -22,15 +22,20 @@ def stats(content: Content, side: Side, unit: Unit) -> tuple[int, int]:
     return attack, defence
 
 
+def ref(instance: str) -> dict[str, str]:
+    """A card as views and events name it: its instance `id` and its catalogue id `card`."""
+    return {"id": instance, "card": card_of(instance)}
+
+
 def unit_view(content: Content, side: Side, unit: Unit) -> dict[str, Any]:
-    """A character in play as everyone sees it, with its attack and defence now."""
+    """A character in play as everyone sees it: its attack and defence now, and as printed."""
     attack, defence = stats(content, side, unit)
+    printed = content.cards[card_of(unit.card)]
     return {
-        "card": unit.card,
-        "id": card_of(unit.card),
-        "zone": unit.zone,
+        **ref(unit.card),
         "attack": attack,
         "defence": defence,
+        "printed": {"attack": printed.attack, "defence": printed.defence},
         "attacked": unit.attacked,
         "used": unit.used,
     }
@@ -56,7 +61,7 @@ def draw(state: State, seat: int, count: int, events: list[Event]) -> None:
     for _ in range(min(count, len(side.deck))):
         card = side.deck.pop(0)
         side.hand.append(card)
-        events.append(Event("drew", {"seat": seat, "card": Hidden((seat,), card)}))
+        events.append(Event("drew", {"seat": seat, "card": Hidden((seat,), ref(card))}))
 
 
 def leave_hand(side: Side, card: str) -> None:
@@ -72,7 +77,7 @@ def return_to_hand(state: State, seat: int, card: str, events: list[Event]) -> N
     side.units.remove(unit)
     side.hand.append(card)
     side.known.append(card)
-    events.append(Event("returned", {"seat": seat, "card": card}))
+    events.append(Event("returned", {"seat": seat, **ref(card)}))
 
 
 def destroy(state: State, seat: int, card: str, events: list[Event]) -> None:
@@ -81,7 +86,7 @@ def destroy(state: State, seat: int, card: str, events: list[Event]) -> None:
     assert unit is not None
     side.units.remove(unit)
     side.graveyard.append(card)
-    events.append(Event("destroyed", {"seat": seat, "card": card}))
+    events.append(Event("destroyed", {"seat": seat, **ref(card)}))
 
 
 def lose_life(state: State, seat: int, amount: int, events: list[Event]) -> None:

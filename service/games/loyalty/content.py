@@ -19,6 +19,8 @@ from service.games.kernel.content import (
 from service.games.kernel.loadouts import LoadoutError, check_deck
 
 STATS = ("attack", "defence")
+# Every player starts each game without counters (ours: the seed is silent).
+STARTING_LOYALTY = 0
 MODES = ("escaramuza", "conquista", "legion")
 RULES = ("alignment", "faction", "any")
 
@@ -119,19 +121,6 @@ class Content:
             )
         ]
         return [c for c in leaders for _ in range(recipe.ready_copies)] + list(recipe.ready_extras)
-
-
-def describe(card: Card) -> str:
-    """A card in one line, as a client shows it."""
-    effect = card.effect
-    words = f"{effect.kind} {effect.amount}" + (f" {effect.stat}" if effect.stat else "")
-    if card.type == "character":
-        return (
-            f"character, {card.alignment} / {card.faction}: cost {card.cost}, attack "
-            f"{card.attack}, defence {card.defence}; effect for {effect.cost} loyalty: {words}"
-        )
-    kind = "adventure, POSESIÓN" if card.posesion else card.type
-    return f"{kind}: cost {card.cost}; {words}"
 
 
 def _effect(raw: Mapping[str, Any], allowed: frozenset[str], where: str, costed: bool) -> Effect:

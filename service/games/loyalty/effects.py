@@ -7,6 +7,7 @@ from service.games.loyalty.cards import (
     find_unit,
     lose_life,
     raise_stat,
+    ref,
     return_to_hand,
     stats,
 )
@@ -66,7 +67,7 @@ def resolve(
             return False
         theirs.posesiones.remove(target)
         theirs.graveyard.append(target)
-        events.append(Event("destroyed", {"seat": 1 - seat, "card": target}))
+        events.append(Event("destroyed", {"seat": 1 - seat, **ref(target)}))
     elif kind == "return_both":
         if target is not None and find_unit(mine, target) is not None:
             return_to_hand(state, seat, target, events)

@@ -7,6 +7,7 @@ docs/rules/loyalty.md.
 """
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,20 +16,49 @@ import msgspec
 from service.games.kernel.hidden import Hidden
 from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.prompts import Prompt
-from service.games.kernel.protocol import Action, Event, GameError, OptionSpec, Outcome
+from service.games.kernel.protocol import (
+    Action,
+    Event,
+    GameError,
+    IllegalAction,
+    OptionSpec,
+    Outcome,
+)
 from service.games.kernel.rng import SplitMix64
 from service.games.kernel.series import Series
+from service.games.kernel.state import copy_state
 from service.games.kernel.table import TableGame
-from service.games.loyalty import bot, opening, winning
+from service.games.kernel.views import (
+    BOOL,
+    INT,
+    SEAT,
+    STR,
+    array,
+    card,
+    enum,
+    nullable,
+    obj,
+    zone,
+    zone_schema,
+)
+from service.games.loyalty import bot, catalogue, opening, refusals, winning
 from service.games.loyalty.actions import answer, arrange, boost
-from service.games.loyalty.cards import unit_view
-from service.games.loyalty.content import CONTENT, MODES, Content, describe
+from service.games.loyalty.cards import ref, unit_view
+from service.games.loyalty.content import CONTENT, MODES, Content
 from service.games.loyalty.prompts import phase_prompt, response_prompt
-from service.games.loyalty.state import State
+from service.games.loyalty.stack import auto_pass, auto_passes, stack_entry
+from service.games.loyalty.state import PHASES, State
+from service.games.loyalty.turn import phase_event
 
 # Set by the series between games, never by a client: the loser of the last game, who chooses
 # who starts this one.
 CHOOSER = "chooser"
+BEST_OF = 3
+
+# A character in play as the view shows it: its values now and as printed.
+CHARACTER = card(
+    attack=INT, defence=INT, printed=obj(attack=INT, defence=INT), attacked=BOOL, used=BOOL
+)
 
 
 class LoyaltyGameLeg(TableGame[State]):
@@ -40,6 +70,7 @@ class LoyaltyGameLeg(TableGame[State]):
     def __init__(self, content: Content | None = None) -> None:
         self.content = content if content is not None else CONTENT
         self.ruleset = self.content.ruleset
+        self._catalogue = catalogue.build(self.content, BEST_OF)
 
     def options_schema(self) -> dict[str, OptionSpec]:
         return {
@@ -60,11 +91,19 @@ class LoyaltyGameLeg(TableGame[State]):
                 "mode": {"enum": list(MODES)},
                 "deck": {
                     "type": "array",
-                    # Each card id with its name and what it does, for a client to show.
+                    "description": f"card ids; every card's numbers and effects are in the "
+                    f"catalogue, GET /v1/content/loyalty?ruleset={self.ruleset}",
+                    # Each card id legal in this ruleset, with its name, kind and family.
                     "items": {
                         "oneOf": [
-                            {"const": card.id, "title": card.name, "description": describe(card)}
-                            for card in content.cards.values()
+                            {
+                                "const": c.id,
+                                "title": c.name,
+                                "description": ", ".join(
+                                    filter(None, (c.type, catalogue.family(c)))
+                                ),
+                            }
+                            for c in content.cards.values()
                         ]
                     },
                     "minItems": content.deck_size,
@@ -128,10 +167,13 @@ class LoyaltyGameLeg(TableGame[State]):
         for seat, side in enumerate(state.sides):
             cards = side.deck + side.hand
             events.append(Event("shuffled", {"seat": seat, "deck": Hidden((), cards, len(cards))}))
-            events += [Event("drew", {"seat": seat, "card": Hidden((seat,), c)}) for c in side.hand]
+            events += [
+                Event("drew", {"seat": seat, "card": Hidden((seat,), ref(c))}) for c in side.hand
+            ]
         if state.chooser is None:
             events.append(Event("starts", {"seat": state.first, "by": "draw"}))
             events.append(Event("turn_started", {"seat": state.first, "turn": 1}))
+            events.append(phase_event(state))
         else:
             events.append(Event("choose_first", {"seat": state.chooser}))
         return events
@@ -162,8 +204,30 @@ class LoyaltyGameLeg(TableGame[State]):
             units = state.sides[seat].units
             return Prompt("return", [{"type": "return", "card": u.card} for u in units])
         if state.responder is not None:
-            return response_prompt(self.content, state, seat) if seat == state.responder else None
-        return phase_prompt(self.content, state, seat) if seat == state.active else None
+            if seat != state.responder:
+                return None
+            return self._flag_losses(state, seat, response_prompt(self.content, state, seat))
+        if seat != state.active:
+            return None
+        return self._flag_losses(state, seat, phase_prompt(self.content, state, seat))
+
+    def _flag_losses(self, state: State, seat: int, prompt: Prompt) -> Prompt:
+        """Flag the answers that lose the game at once: playing the last card of a seat whose
+        deck is empty (docs/rules/loyalty.md#10-quien-gana), unless what it does first wins.
+        Each is played out on a copy; the outcome then rests on public facts only."""
+        side = state.sides[seat]
+        if side.deck or len(side.hand) != 1:
+            return prompt
+        losing = []
+        for index, action in enumerate(prompt.actions):
+            if action.get("card") not in side.hand:
+                continue
+            trial = copy_state(state)
+            answer(self.content, trial, seat, prompt.kind, action, [])
+            winning.check_end(trial, [])
+            if trial.result is not None and seat not in trial.result["winners"]:
+                losing.append(index)
+        return dataclasses.replace(prompt, loses=tuple(losing))
 
     def play(
         self, state: State, seat: int, asked: Prompt, action: Action, events: list[Event]
@@ -171,16 +235,72 @@ class LoyaltyGameLeg(TableGame[State]):
         if action["type"] not in asked.params:
             answer(self.content, state, seat, asked.kind, action, events)
         elif action["type"] == "boost":
-            boost(self.content, state, seat, action, asked.params["boost"], events)
+            boost(self.content, state, seat, action, events)
         else:
             arrange(self.content, state, seat, action, events)
         winning.check_end(state, events)
+
+    def refusal(
+        self, state: State, seat: int, asked: Prompt, action: Action
+    ) -> IllegalAction | None:
+        return refusals.refusal(self.content, state, seat, action)
+
+    def preferences_schema(self) -> dict[str, OptionSpec]:
+        return {
+            "auto_pass": {
+                "type": "bool",
+                "default": False,
+                "description": "pass every response window in which you cannot pay for any "
+                "adventure",
+            }
+        }
+
+    def keep_preferences(
+        self, state: State, seat: int, preferences: Mapping[str, Any], events: list[Event]
+    ) -> None:
+        state.auto_pass[seat] = preferences["auto_pass"]
+        if state.responder == seat and auto_passes(self.content, state, seat):
+            auto_pass(self.content, state, seat, events)
+            winning.check_end(state, events)
 
     def end(self, state: State, outcome: Outcome) -> None:
         winning.end(state, outcome)
 
     def outcome(self, state: State) -> Outcome | None:
         return state.result
+
+    def view_schema(self) -> dict[str, Any]:
+        plain = zone_schema(card())
+        side = obj(
+            life=INT,
+            loyalty=INT,
+            damage_taken=INT,
+            hand=plain,
+            known_in_hand=array(card()),
+            deck=plain,
+            attack_zone=zone_schema(CHARACTER),
+            defence_zone=zone_schema(CHARACTER),
+            posesiones=plain,
+            graveyard=plain,
+            auto_pass=nullable(BOOL),
+        )
+        return obj(
+            mode=enum(*MODES),
+            first=nullable(SEAT),
+            chooser=nullable(SEAT),
+            active=nullable(SEAT),
+            turn=INT,
+            phase=enum("choose_first", *PHASES, "over"),
+            sides=array(side),
+            stack=array(obj(seat=SEAT, id=STR, card=STR, target=nullable(STR))),
+            responder=nullable(SEAT),
+            attack=nullable(obj(attacker=STR, target=STR)),
+            returning=nullable(SEAT),
+            outcome=nullable({"type": "object"}),
+        )
+
+    def catalogue(self) -> dict[str, Any]:
+        return self._catalogue
 
     def observe(self, state: State) -> dict[str, Any]:
         sides = []
@@ -191,24 +311,39 @@ class LoyaltyGameLeg(TableGame[State]):
                     "life": side.life,
                     "loyalty": side.loyalty,
                     "damage_taken": side.lost,
-                    "hand": Hidden((seat,), list(side.hand), shown=len(side.hand)),
-                    "known_in_hand": list(side.known),
-                    "deck": Hidden((), list(side.deck), shown=len(side.deck)),
-                    "attack_zone": [u for u in units if u["zone"] == "attack"],
-                    "defence_zone": [u for u in units if u["zone"] == "defence"],
-                    "posesiones": list(side.posesiones),
-                    "graveyard": list(side.graveyard),
+                    "hand": zone([ref(c) for c in side.hand], (seat,)),
+                    "known_in_hand": [ref(c) for c in side.known],
+                    "deck": zone([ref(c) for c in side.deck], ()),
+                    "attack_zone": zone(
+                        [
+                            u
+                            for u, raw in zip(units, side.units, strict=True)
+                            if raw.zone == "attack"
+                        ]
+                    ),
+                    "defence_zone": zone(
+                        [
+                            u
+                            for u, raw in zip(units, side.units, strict=True)
+                            if raw.zone == "defence"
+                        ]
+                    ),
+                    "posesiones": zone([ref(c) for c in side.posesiones]),
+                    "graveyard": zone([ref(c) for c in side.graveyard]),
+                    "auto_pass": Hidden((seat,), state.auto_pass[seat]),
                 }
             )
+        # Who starts is not decided while its chooser is asked: nobody is first or active yet.
+        choosing = state.phase == "choose_first"
         return {
             "mode": state.mode,
-            "first": state.first,
+            "first": None if choosing else state.first,
             "chooser": state.chooser,
-            "active": state.active,
+            "active": None if choosing else state.active,
             "turn": state.turn,
             "phase": state.phase,
             "sides": sides,
-            "stack": [dict(entry) for entry in state.stack],
+            "stack": [stack_entry(entry) for entry in state.stack],
             "responder": state.responder,
             "attack": None if state.attack is None else msgspec.structs.asdict(state.attack),
             "returning": state.returning,
@@ -216,7 +351,8 @@ class LoyaltyGameLeg(TableGame[State]):
         }
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
-        orders = [list(side.deck) for side in state.sides if len(side.deck) > 1]
+        # A deck's order as its zone lists it, card by card.
+        orders = [[ref(c) for c in side.deck] for side in state.sides if len(side.deck) > 1]
         in_decks = [c for side in state.sides for c in side.deck]
         in_hands = [
             c
@@ -235,5 +371,5 @@ class LoyaltyGame(Series):
     """The match: best of 3 games (docs/rules/loyalty.md#10-quien-gana), the score in the view."""
 
     def __init__(self, content: Content | None = None) -> None:
-        super().__init__(LoyaltyGameLeg(content), 3)
+        super().__init__(LoyaltyGameLeg(content), BEST_OF)
         self.id = "loyalty"

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from service.games.kernel.protocol import Event
 from service.games.kernel.rng import one_way_seed
-from service.games.loyalty.content import Content
+from service.games.loyalty.content import STARTING_LOYALTY, Content
 from service.games.loyalty.state import Side, State
+from service.games.loyalty.turn import phase_event
 
 
 def setup(
@@ -34,7 +35,9 @@ def setup(
         deck = [f"{tag:08x}.{seat}-{i:02d}:{card}" for i, card in enumerate(listed)]
         state.shuffle(deck)
         hand, deck = deck[: content.hand_size], deck[content.hand_size :]
-        state.sides.append(Side(life=content.modes[mode].life, loyalty=0, deck=deck, hand=hand))
+        state.sides.append(
+            Side(life=content.modes[mode].life, loyalty=STARTING_LOYALTY, deck=deck, hand=hand)
+        )
     state.first = state.active = state.below(2)
     return state
 
@@ -45,3 +48,4 @@ def choose_first(state: State, chooser: int, first: int, events: list[Event]) ->
     state.phase = "draw"
     events.append(Event("starts", {"seat": state.first, "by": "choice", "chooser": chooser}))
     events.append(Event("turn_started", {"seat": state.first, "turn": 1}))
+    events.append(phase_event(state))

@@ -9,6 +9,7 @@ from service.games.kernel.prompts import Action, Prompt
 from service.games.loyalty.combat import attacks
 from service.games.loyalty.content import Content, card_of
 from service.games.loyalty.effects import legal_targets
+from service.games.loyalty.stack import adventure_actions, stack_entry, with_targets
 from service.games.loyalty.state import State
 
 
@@ -34,20 +35,24 @@ def phase_prompt(content: Content, state: State, seat: int) -> Prompt:
     if phase == "arrange" and side.units:
         cards = [u.card for u in side.units]
         params["arrange"] = {
-            "attack": {"type": "array", "items": {"enum": cards}, "uniqueItems": True}
+            "attack": {
+                "type": "array",
+                "items": {"type": "string", "enum": cards},
+                "uniqueItems": True,
+            }
         }
     if phase == "attack":
         actions += attacks(state, seat)
-    actions += _adventures(content, state, seat)
+    actions += adventure_actions(content, state, seat)
     actions += _effects(content, state, seat)
     return Prompt(phase, actions, params, {"turn": state.turn})
 
 
 def response_prompt(content: Content, state: State, seat: int) -> Prompt:
     """The responder's window: pass, answer with an adventure, or buy boosts."""
-    actions: list[Action] = [{"type": "pass"}, *_adventures(content, state, seat)]
+    actions: list[Action] = [{"type": "pass"}, *adventure_actions(content, state, seat)]
     attack = None if state.attack is None else msgspec.structs.asdict(state.attack)
-    data = {"stack": [dict(entry) for entry in state.stack], "attack": attack}
+    data = {"stack": [stack_entry(entry) for entry in state.stack], "attack": attack}
     return Prompt("response", actions, boost_params(state, seat), data)
 
 
@@ -59,29 +64,11 @@ def boost_params(state: State, seat: int) -> dict[str, dict[str, Any]]:
         return {}
     return {
         "boost": {
-            "card": {"enum": [u.card for u in side.units]},
-            "stat": {"enum": ["attack", "defence"]},
+            "card": {"type": "string", "enum": [u.card for u in side.units]},
+            "stat": {"type": "string", "enum": ["attack", "defence"]},
             "amount": {"type": "integer", "minimum": 1, "maximum": side.loyalty},
         }
     }
-
-
-def _with_targets(base: Action, targets: list[str] | None) -> list[Action]:
-    if targets is None:
-        return [base]
-    return [{**base, "target": t} for t in targets]
-
-
-def _adventures(content: Content, state: State, seat: int) -> list[Action]:
-    """The adventures `seat` can pay for, one action per legal target."""
-    side = state.sides[seat]
-    actions: list[Action] = []
-    for card in side.hand:
-        info = content.cards[card_of(card)]
-        if info.type == "adventure" and info.cost <= side.loyalty:
-            targets = legal_targets(content, state, seat, info.effect)
-            actions += _with_targets({"type": "adventure", "card": card}, targets)
-    return actions
 
 
 def _effects(content: Content, state: State, seat: int) -> list[Action]:
@@ -91,5 +78,5 @@ def _effects(content: Content, state: State, seat: int) -> list[Action]:
         effect = content.cards[card_of(unit.card)].effect
         if not unit.used and effect.cost <= side.loyalty:
             targets = legal_targets(content, state, seat, effect)
-            actions += _with_targets({"type": "effect", "card": unit.card}, targets)
+            actions += with_targets({"type": "effect", "card": unit.card}, targets)
     return actions

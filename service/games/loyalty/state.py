@@ -61,3 +61,6 @@ class State(GameState, kw_only=True):
     attack: Attack | None = None
     returning: int | None = None  # the seat asked to return a character (Reednor's effect)
     result: Outcome | None = None
+    # Each seat's `auto_pass` preference (docs/rules/loyalty.md#seat-preferences); a default,
+    # so that states stored before preferences existed still load.
+    auto_pass: list[bool] = msgspec.field(default_factory=lambda: [False, False])

@@ -3,6 +3,7 @@ the end of a turn: boosts wear off, the game ends when both decks are out, else 
 turn starts with its POSESIÓN income."""
 
 from service.games.kernel.protocol import Event
+from service.games.loyalty.cards import ref
 from service.games.loyalty.content import Content, card_of
 from service.games.loyalty.state import PHASES, State
 from service.games.loyalty.winning import by_damage, finish
@@ -19,6 +20,12 @@ def next_phase(content: Content, state: State, events: list[Event]) -> None:
         # (docs/rules/loyalty.md#5-comenzando-a-jugar-setup).
         events.append(Event("phase_skipped", {"phase": "attack", "reason": "first_turn"}))
         state.phase = "play_again"
+    events.append(phase_event(state))
+
+
+def phase_event(state: State) -> Event:
+    """The phase the active player is asked in now begins."""
+    return Event("phase", {"seat": state.active, "phase": state.phase, "turn": state.turn})
 
 
 def _end_turn(content: Content, state: State, events: list[Event]) -> None:
@@ -40,4 +47,5 @@ def _end_turn(content: Content, state: State, events: list[Event]) -> None:
         effect = content.cards[card_of(held)].effect
         if effect.kind == "income":
             side.loyalty += effect.amount
-            events.append(Event("income", {"seat": state.active, "card": held}))
+            events.append(Event("income", {"seat": state.active, **ref(held)}))
+    events.append(phase_event(state))
