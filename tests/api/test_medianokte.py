@@ -96,9 +96,16 @@ async def test_two_players_cut_choose_who_starts_and_play_to_the_end(api: Api) -
     assert turn["to_act"] == [1] and turn["prompt"]["kind"] == "activation"
     assert turn["prompt"]["data"] == {"activations_left": 3}
     hand_b = turn["view"]["players"][1]["hand"]
-    assert len(hand_b) == 5
-    assert (await read(api, a, match_id))["view"]["players"][1]["hand"] == 5
-    assert not contains(await all_events(api, a, match_id), hand_b[0])
+    assert hand_b["count"] == 5 and len(hand_b["cards"]) == 5
+    assert (await read(api, a, match_id))["view"]["players"][1]["hand"] == {
+        "count": 5,
+        "cards": None,
+    }
+    assert not contains(await all_events(api, a, match_id), hand_b["cards"][0]["id"])
+    not_held = {"type": "play", "card": "s0.0:" + hand_b["cards"][0]["card"]}
+    refused = await act(api, b, match_id, turn["version"], not_held)
+    assert (refused.status, refused.error_code) == (422, "illegal_action")
+    assert refused.body["error"]["details"]["reason"] == "not_in_hand"
     await play_to_the_end(api, [a, b], match_id, random.Random(7))
     final = await read(api, a, match_id)
     assert final["outcome"]["winners"] in ([0], [1])
@@ -148,6 +155,8 @@ async def test_the_games_list_offers_medianokte_with_its_loadout(api: Api) -> No
     game = listed["medianokte"]
     assert (game["min_seats"], game["max_seats"]) == (2, 4)
     assert set(game["loadout"]["properties"]) == {"character", "nave", "random_nave"}
+    families = game["loadout"]["properties"]["nave"]["x-family"]
+    assert families["lobo_de_niebla"] == "astrali" and "tregua" not in families
     assert GAME.validate_loadout(game["sample_loadout"], {}) == game["sample_loadout"]
 
 

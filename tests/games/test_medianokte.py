@@ -261,8 +261,9 @@ def test_each_shuffles_and_the_opponent_cuts() -> None:
     assert state.players[1].nave == before[7:] + before[:7]
     assert events == [Event("cut", {"seat": 0, "nave": 1, "at": 7})]
     assert GAME.to_act(state) == [1]
-    with pytest.raises(IllegalAction, match="cut"):
+    with pytest.raises(IllegalAction) as caught:
         GAME.apply(state, 1, {"type": "cut", "at": 30})
+    assert (caught.value.code, caught.value.details) == ("bad_param", {"field": "at"})
 
 
 def test_characters_laid_out_and_each_draws_five() -> None:
@@ -277,7 +278,7 @@ def test_characters_laid_out_and_each_draws_five() -> None:
         assert len(player.hand) == 5 and len(player.nave) == 25
         assert [s.position for s in player.slots] == ["upright"] * 3
     view = GAME.view(state, 0)["players"][2]
-    assert view["actions"][2]["card"] == "animar_a_los_kaidos"
+    assert view["actions"]["cards"][2]["card"] == "animar_a_los_kaidos"
     assert view["final"] == {"id": "s2:repartir_semillas", "card": "repartir_semillas", "energy": 0}
 
 
@@ -289,7 +290,10 @@ def test_the_d10_roll_off_winner_chooses_who_plays_first() -> None:
     state.rng = d10s(4, 4, 3, 8)  # a tie first, re-rolled (ours)
     state, events = GAME.apply(state, 1, {"type": "cut", "at": 1})
     rolls = [e.data["rolls"] for e in events if e.kind == "roll_off"]
-    assert rolls == [{"0": 4, "1": 4}, {"0": 3, "1": 8}]
+    assert rolls == [
+        [{"seat": 0, "roll": 4}, {"seat": 1, "roll": 4}],
+        [{"seat": 0, "roll": 3}, {"seat": 1, "roll": 8}],
+    ]
     assert GAME.to_act(state) == [1]
     asked = GAME.prompt(state, 1)
     assert asked is not None and asked.kind == "choose_first"
@@ -314,7 +318,7 @@ def test_the_zones_are_the_seeds() -> None:
     view = GAME.view(state, 0)["players"][0]
     zones = {"nave", "vacio", "army", "discardables", "permanents", "character", "actions"}
     assert zones <= set(view)
-    cards = [view["character"], *view["actions"], view["final"]]
+    cards = [view["character"], *view["actions"]["cards"], view["final"]]
     assert [c["card"] for c in cards] == [
         "guerrera", "espadon", "escudo_de_puas", "grito_de_guerra", "tajo_del_alba"
     ]  # fmt: skip
@@ -376,6 +380,7 @@ def test_zones_objects_go_to_their_zones_and_permanents_keep_their_effect() -> N
     state, _ = act(state, {"type": "play", "card": heart})
     view = GAME.view(state, 1)["players"][0]["character"]
     assert (view["armour"], view["life"]) == (7, 19)
+    assert (view["printed"]["armour"], view["printed"]["life"]) == (6, 16)
 
 
 def test_discardables_wait_in_their_zone_until_activated_then_the_vacio() -> None:
@@ -416,8 +421,9 @@ def test_picks_are_a_set_accepted_in_any_order() -> None:
     assert GAME.dump_state(swapped) == GAME.dump_state(listed)
     assert swapped_events == listed_events
     # Repeats count: the same action twice is not two actions.
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as caught:
         act(state, {**play, "picks": [ids[0], ids[0]]})
+    assert caught.value.code == "bad_picks"
 
 
 def test_the_player_of_an_event_chooses_its_targets() -> None:
@@ -750,12 +756,13 @@ def test_leave_one_or_two_activations_unused_but_never_pass_all_three_without_ex
     explorar, El jugador no puede por ningún motivo pasar las 3 activaciones y no explorar."""
     state = table()
     assert {"type": "end"} not in legal(state) and {"type": "explore"} in legal(state)
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as caught:
         act(state, {"type": "end"})
+    assert caught.value.code == "type_not_offered" and "end" not in caught.value.details["offered"]
     state, _ = act(state, {"type": "play", "card": give(state, 0, "lobo_de_niebla")})
     assert {"type": "end"} in legal(state) and {"type": "explore"} not in legal(state)
     state, events = act(state, {"type": "end"})
-    assert kinds(events)[0] == "turn_ended"
+    assert events[0] == Event("turn_ended", {"seat": 0, "reason": "end", "unused": 2})
     assert GAME.to_act(state) == [1]
 
 
@@ -827,7 +834,8 @@ def test_poison_lowers_armour_by_one_per_token_any_number() -> None:
             state, {"type": "play", "card": give(state, 0, "niebla_toxica"), "target": guard}
         )
     assert army(state, 1, guard).poison == 3
-    assert GAME.view(state, 1)["players"][1]["army"][0]["armour"] == 3
+    seen = GAME.view(state, 1)["players"][1]["army"]["cards"][0]
+    assert (seen["armour"], seen["printed"]["armour"]) == (3, 6)
 
 
 def test_poison_taking_armour_to_zero_defeats_the_player() -> None:
@@ -999,16 +1007,18 @@ def test_random_legal_play_with_random_naves_reaches_the_end(
 def test_views_show_own_hand_and_only_sizes_of_other_hands_and_naves() -> None:
     state = table()
     give(state, 0, "lobo_de_niebla")
+    (card,) = state.players[0].hand
     mine = GAME.view(state, 0)["players"]
-    assert mine[0]["hand"] == state.players[0].hand and mine[1]["hand"] == 0
-    assert mine[0]["nave"] == len(state.players[0].nave)
-    assert GAME.view(state, None)["players"][0]["hand"] == 1
+    assert mine[0]["hand"] == {"count": 1, "cards": [{"id": card, "card": "lobo_de_niebla"}]}
+    assert mine[1]["hand"] == {"count": 0, "cards": None}
+    assert mine[0]["nave"] == {"count": len(state.players[0].nave), "cards": None}
+    assert GAME.view(state, None)["players"][0]["hand"] == {"count": 1, "cards": None}
 
 
 def test_resigning_in_a_three_seat_match_lets_the_others_play_on() -> None:
     state = table("guerrera", "cazador", "hechicera")
     state, events = GAME.resign(state, 0)
-    assert kinds(events) == ["resigned", "defeated", "turn_start"]
+    assert kinds(events) == ["resigned", "defeated", "turn_ended", "turn_start"]
     assert GAME.to_act(state) == [1] and GAME.outcome(state) is None
     state, _ = GAME.resign(state, 2)
     assert GAME.outcome(state) == {"winners": [1], "ranking": [[1], [2], [0]]}

@@ -32,26 +32,31 @@ def _table(view: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     table: dict[str, Mapping[str, Any]] = {}
     for player in view["players"]:
         table[player["character"]["id"]] = player["character"]
-        for astrali in player["army"]:
+        for astrali in player["army"]["cards"]:
             table[astrali["id"]] = astrali
     return table
 
 
-def _card(instance: str) -> Card:
-    return CONTENT.cards[instance.rsplit(":", 1)[-1]]
+def _card(view: Mapping[str, Any], instance: str) -> Card:
+    """The card an instance id names, read off the seat's own zones in its view."""
+    me = view["players"][view["seat"]]
+    zones = [me["hand"], me["discardables"], me["actions"], me["permanents"], me["army"]]
+    named = {c["id"]: c["card"] for zone in zones for c in zone["cards"] or []}
+    named[me["final"]["id"]] = me["final"]["card"]
+    return CONTENT.cards[named[instance]]
 
 
 def _score(view: Mapping[str, Any], table: Mapping[str, Mapping[str, Any]], action: Action) -> int:
     me = view["players"][view["seat"]]
     kind = action["type"]
     if kind == "explore":
-        return -100 if me["nave"] == 0 else 10
+        return -100 if me["nave"]["count"] == 0 else 10
     if kind == "end":
         return 8
     if kind == "attack":
         target = action.get("target")
         return 60 if target is None else 50 if target.count(".") == 0 else 44
-    card = _card(action["card"])
+    card = _card(view, action["card"])
     if card.kind == "final":
         return 100
     if kind == "play" and card.kind == "astrali":
@@ -80,11 +85,12 @@ def _effect_score(
         elif effect.do == "euphoria" and aimed is not None:
             value = 34 if not aimed["euphoria"] else 1
         elif effect.do == "draw":
-            value = 25 if me["nave"] > 4 else 1
+            value = 25 if me["nave"]["count"] > 4 else 1
         elif effect.do == "energy":
             value = 32 if me["final"]["energy"] < 3 else 1
         elif effect.do == "ready":
-            value = 20 if any(a["position"] != "upright" for a in me["actions"][:2]) else 1
+            weapons = me["actions"]["cards"][:2]
+            value = 20 if any(a["position"] != "upright" for a in weapons) else 1
         elif effect.do in ("raise", "raise_all"):
             value = 45
         best = max(best, value)

@@ -23,6 +23,7 @@ SIGNS = ("positive", "negative", "neutral")
 NAVE_KINDS = ("astrali", "permanent", "discardable", "weapon", "event")
 OBJECT_KINDS = ("permanent", "discardable", "weapon")
 CHARACTER_KINDS = ("character_weapon", "assistance", "final")
+FAMILIES = ("event", "astrali", "object")  # a Nave's three thirds
 
 # What a card's effects may be aimed at (one target per card, chosen by its player):
 TARGETS = (
@@ -276,7 +277,7 @@ def parse_content(files: Mapping[str, Mapping[str, Any]]) -> Content:
                 raise ContentError(f"character {character.id!r} appears twice")
             characters[character.id] = character
     content = Content(cards, characters)
-    for family in ("event", "astrali", "object"):
+    for family in FAMILIES:
         if len(content.nave_cards(family)) < PER_KIND:
             raise ContentError(f"fewer than {PER_KIND} legal {family} cards to build a Nave")
     return content
@@ -298,7 +299,7 @@ def random_nave(seed: int) -> list[str]:
     cards of each third, each third shuffled and cut to ten, listed events, astralis, objects."""
     rng = SplitMix64(seed)
     nave: list[str] = []
-    for family in ("event", "astrali", "object"):
+    for family in FAMILIES:
         pool = CONTENT.nave_cards(family)
         rng.shuffle(pool)
         nave += sorted(pool[:PER_KIND])

@@ -7,7 +7,6 @@ the choices of targets in `targets`, the state and its lookups in `state`; the r
 written in docs/rules/medianokte.md.
 """
 
-import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,8 +19,10 @@ from service.games.kernel.rng import MASK64, SplitMix64
 from service.games.kernel.table import TableGame
 from service.games.medianokte.activations import activations
 from service.games.medianokte.bot import choose
+from service.games.medianokte.catalogue import CATALOGUE
 from service.games.medianokte.content import (
     CONTENT,
+    FAMILIES,
     MAX_COPIES,
     NAVE_KINDS,
     NAVE_SIZE,
@@ -30,19 +31,18 @@ from service.games.medianokte.content import (
     random_nave,
 )
 from service.games.medianokte.damage import defeat
-from service.games.medianokte.setup import after_cuts, cut, cut_position, cut_target
+from service.games.medianokte.refusals import refusal
+from service.games.medianokte.setup import after_cuts, cut, cut_target
 from service.games.medianokte.state import (
-    Astrali,
     Final,
     Hero,
     Placed,
     Player,
     State,
-    armour,
     card_of,
     following,
     living,
-    max_life,
+    seat_rolls,
 )
 from service.games.medianokte.turn import (
     ACTIVATIONS,
@@ -51,6 +51,7 @@ from service.games.medianokte.turn import (
     finish_if_over,
     start_turn,
 )
+from service.games.medianokte.views import SCHEMA, observe
 
 
 class MedianokteGame(TableGame[State]):
@@ -61,16 +62,30 @@ class MedianokteGame(TableGame[State]):
     state_type = State
 
     def loadout_schema(self) -> dict[str, Any]:
-        nave_cards = [c.id for c in CONTENT.cards.values() if c.kind in NAVE_KINDS]
+        """Only the cards legal in duel mode, each with its family: per family an enum that
+        must be met exactly ten times (`contains`), and the map card -> family as `x-family`."""
+        families = {family: CONTENT.nave_cards(family) for family in FAMILIES}
+        legal = [card for cards in families.values() for card in cards]
+        family_of = {card: family for family, cards in families.items() for card in cards}
         return {
             "type": "object",
             "properties": {
                 "character": {"enum": list(CONTENT.characters)},
                 "nave": {
                     "type": "array",
-                    "items": {"enum": nave_cards},
+                    "items": {"enum": legal},
                     "minItems": NAVE_SIZE,
                     "maxItems": NAVE_SIZE,
+                    "allOf": [
+                        {
+                            "title": family,
+                            "contains": {"enum": cards},
+                            "minContains": PER_KIND,
+                            "maxContains": PER_KIND,
+                        }
+                        for family, cards in families.items()
+                    ],
+                    "x-family": family_of,
                 },
                 "random_nave": {"type": "integer", "minimum": 0, "maximum": MASK64},
             },
@@ -156,7 +171,8 @@ class MedianokteGame(TableGame[State]):
             return Prompt("cut", [], {"cut": {"at": at}}, {"nave": target})
         if state.phase == "choose" and seat == state.chooser:
             actions: list[Action] = [{"type": "first", "seat": s} for s in living(state)]
-            return Prompt("choose_first", actions, data={"rolls": state.rolls})
+            rolls = [seat_rolls(r) for r in state.rolls]
+            return Prompt("choose_first", actions, data={"rolls": rolls})
         if state.phase == "turn" and seat == state.turn:
             left = ACTIVATIONS - state.used
             # Which actions a tiring hits is a set: `picks` match in any order.
@@ -169,8 +185,7 @@ class MedianokteGame(TableGame[State]):
     ) -> None:
         state.step += 1
         if asked.kind == "cut":
-            maximum = asked.params["cut"]["at"]["maximum"]
-            cut(state, seat, cut_position(action, maximum), events)
+            cut(state, seat, action["at"], events)
         elif asked.kind == "choose_first":
             state.first = action["seat"]
             events.append(Event("first_player", {"chooser": seat, "seat": action["seat"]}))
@@ -181,7 +196,7 @@ class MedianokteGame(TableGame[State]):
     def forfeit(self, state: State, seat: int, events: list[Event]) -> None:
         """The seat is out; the others play on, and with one left standing it wins (ours)."""
         if not 0 <= seat < len(state.players) or state.players[seat].out:
-            raise IllegalAction(f"seat {seat} is not playing")
+            raise IllegalAction("not_seated", f"seat {seat} is not playing")
         state.step += 1
         defeat(state, seat, "resigned", events)
         if finish_if_over(state, events):
@@ -191,9 +206,10 @@ class MedianokteGame(TableGame[State]):
         elif state.phase == "choose" and state.chooser == seat:
             # The chooser is gone: the next seat still playing starts (ours).
             state.first = following(state, seat)
+            events.append(Event("first_player", {"chooser": None, "seat": state.first}))
             start_turn(state, state.first, events)
         elif state.phase == "turn" and state.turn == seat:
-            end_turn(state, seat, events)
+            end_turn(state, seat, events, "resigned")
 
     def outcome(self, state: State) -> Outcome | None:
         return state.result
@@ -207,25 +223,27 @@ class MedianokteGame(TableGame[State]):
             return asked.actions[-1]
         return super().timeout_action(state, seat)
 
+    def refusal(
+        self, state: State, seat: int, asked: Prompt, action: Action
+    ) -> IllegalAction | None:
+        return refusal(state, seat, asked, action)
+
+    def view_schema(self) -> dict[str, Any]:
+        return SCHEMA
+
+    def catalogue(self) -> dict[str, Any]:
+        return CATALOGUE
+
     def observe(self, state: State) -> dict[str, Any]:
-        turn = state.phase == "turn"
-        return {
-            "phase": state.phase,
-            "turn": state.turn if turn else None,
-            "activations_left": ACTIVATIONS - state.used if turn else None,
-            "chooser": state.chooser,
-            "first": state.first,
-            "rolls": [dict(rolls) for rolls in state.rolls],
-            "cut": list(state.cut),
-            "players": [_observe_player(state, s) for s in range(len(state.players))],
-            "outcome": copy.deepcopy(state.result),
-        }
+        return observe(state)
 
     def secrets(self, state: State, seat: int | None) -> list[Any]:
         # Every Nave's order and every card still in a Nave (no one has seen them), and the
         # other players' hands.
         players = state.players
-        orders = [list(p.nave) for p in players if len(p.nave) > 1]
+        orders = [
+            [{"id": c, "card": card_of(c).id} for c in p.nave] for p in players if len(p.nave) > 1
+        ]
         in_naves = [c for p in players for c in p.nave]
         in_hands = [c for s, p in enumerate(players) if s != seat for c in p.hand]
         return [*super().secrets(state, seat), *orders, *in_naves, *in_hands]
@@ -254,7 +272,7 @@ def check_nave(nave: Any) -> list[str]:
     check_copies(nave, MAX_COPIES)
     check_size(nave, NAVE_SIZE, rule="nave_size", noun="Nave")
     families = Counter(card_of(card_id).family for card_id in nave)
-    for family in ("event", "astrali", "object"):
+    for family in FAMILIES:
         if families[family] != PER_KIND:
             raise LoadoutError(
                 "nave_composition",
@@ -262,59 +280,3 @@ def check_nave(nave: Any) -> list[str]:
                 {"family": family, "count": families[family], "expected": PER_KIND},
             )
     return list(nave)
-
-
-def _observe_player(state: State, seat: int) -> dict[str, Any]:
-    player = state.players[seat]
-    hero = player.hero
-    character = CONTENT.characters[player.character]
-    return {
-        "seat": seat,
-        "out": player.out,
-        "character": {
-            "id": hero.id,
-            "card": character.id,
-            "damage": hero.damage,
-            "life": max_life(state, seat),
-            "armour": armour(state, hero.id),
-            "stats": dict(character.stats),
-            "poison": hero.poison,
-            "bleeding": hero.bleed is not None,
-            "euphoria": hero.euphoria,
-        },
-        "actions": [
-            {"id": s.id, "card": card_of(s.id).id, "position": s.position} for s in player.slots
-        ],
-        "final": {
-            "id": player.final.id,
-            "card": card_of(player.final.id).id,
-            "energy": player.final.energy,
-        },
-        "army": [_observe_astrali(state, a) for a in player.army],
-        "discardables": [{"id": d.id, "card": card_of(d.id).id} for d in player.discardables],
-        "permanents": [
-            {"id": o.id, "card": card_of(o.id).id, "position": o.position}
-            for o in player.permanents
-        ],
-        "hand": Hidden((seat,), list(player.hand), shown=len(player.hand)),
-        "nave": Hidden((), list(player.nave), shown=len(player.nave)),
-        "vacio": [
-            {"id": v.id, "card": card_of(v.id).id, "position": v.position} for v in player.vacio
-        ],
-    }
-
-
-def _observe_astrali(state: State, record: Astrali) -> dict[str, Any]:
-    card = card_of(record.id)
-    return {
-        "id": record.id,
-        "card": card.id,
-        "owner": record.owner,
-        "position": record.position,
-        "damage": record.damage,
-        "life": card.life,
-        "armour": armour(state, record.id),
-        "poison": record.poison,
-        "bleeding": record.bleed is not None,
-        "euphoria": record.euphoria,
-    }

@@ -1,9 +1,8 @@
 """After the Naves are shuffled: the cuts, then the opening hands and the d10 roll-off for who
 chooses the first player."""
 
-from service.games.kernel.prompts import Action
-from service.games.kernel.protocol import Event, IllegalAction
-from service.games.medianokte.state import DIE, State, draw, living
+from service.games.kernel.protocol import Event
+from service.games.medianokte.state import DIE, State, draw, living, seat_rolls
 
 HAND = 5
 
@@ -13,17 +12,8 @@ def cut_target(state: State, seat: int) -> int:
     return (seat + 1) % len(state.players)
 
 
-def cut_position(action: Action, maximum: int) -> int:
-    """Where a cut action cuts, checked: 1..`maximum`, the Nave's size less one."""
-    if set(action) != {"type", "at"}:
-        raise IllegalAction('a cut is {"type": "cut", "at": n}')
-    at = action["at"]
-    if type(at) is not int or not 1 <= at <= maximum:
-        raise IllegalAction(f"cut position 'at' must be an integer from 1 to {maximum}")
-    return at
-
-
 def cut(state: State, seat: int, at: int, events: list[Event]) -> None:
+    """`seat` cuts the next Nave at `at` (the prompt's schema bounds it: 1..size-1)."""
     target = cut_target(state, seat)
     player = state.players[target]
     player.nave = player.nave[at:] + player.nave[:at]
@@ -43,7 +33,7 @@ def after_cuts(state: State, events: list[Event]) -> None:
     while True:
         rolls = {str(s): state.die(DIE) for s in rolling}
         state.rolls.append(rolls)
-        events.append(Event("roll_off", {"rolls": rolls}))
+        events.append(Event("roll_off", {"rolls": seat_rolls(rolls)}))
         best = max(rolls.values())
         rolling = [s for s in rolling if rolls[str(s)] == best]
         if len(rolling) == 1:

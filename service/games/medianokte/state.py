@@ -174,6 +174,17 @@ def present(state: State, target: str) -> bool:
     return not state.players[seat].out
 
 
+def seat_rolls(rolls: dict[str, int]) -> list[dict[str, int]]:
+    """One round of the roll-off as `{"seat", "roll"}` items in seat order: the state keeps
+    it keyed by seat strings, as matches have always been stored, but seats travel as
+    integers."""
+    return sorted(({"seat": int(s), "roll": roll} for s, roll in rolls.items()), key=_by_seat)
+
+
+def _by_seat(item: dict[str, int]) -> int:
+    return item["seat"]
+
+
 # --- drawing and tiring ---------------------------------------------------------------
 
 

@@ -35,8 +35,7 @@ def activate(state: State, seat: int, action: Action, events: list[Event]) -> No
         _explore(state, seat, events)
         return
     if kind == "end":
-        events.append(Event("turn_ended", {"seat": seat, "unused": ACTIVATIONS - state.used}))
-        end_turn(state, seat, events)
+        end_turn(state, seat, events, "end")
         return
     state.used += 1
     if kind == "play":
@@ -53,7 +52,7 @@ def activate(state: State, seat: int, action: Action, events: list[Event]) -> No
     if finish_if_over(state, events):
         return
     if state.used >= ACTIVATIONS:
-        end_turn(state, seat, events)
+        end_turn(state, seat, events, "activations")
 
 
 def _source(state: State, seat: int, instance: str) -> Placed | Astrali:
@@ -117,11 +116,14 @@ def _explore(state: State, seat: int, events: list[Event]) -> None:
             elif record.position == "exhausted":
                 record.position = "turned"
     if not finish_if_over(state, events):
-        end_turn(state, seat, events)
+        end_turn(state, seat, events, "explored")
 
 
-def end_turn(state: State, seat: int, events: list[Event]) -> None:
-    """Bleeding hurts its bearers at the end of their controller's turn; then the next seat."""
+def end_turn(state: State, seat: int, events: list[Event], reason: str) -> None:
+    """The turn ends (`reason`: "end", "activations", "explored" or "resigned"); bleeding
+    hurts its bearers at the end of their controller's turn; then the next seat."""
+    unused = ACTIVATIONS - state.used
+    events.append(Event("turn_ended", {"seat": seat, "reason": reason, "unused": unused}))
     me = state.players[seat]
     if not me.out:
         for record in [me.hero, *me.army]:
