@@ -1,6 +1,7 @@
 """One shape of view, checked for every game (docs/architecture.md#views): random bot
 playouts, and at every step every seat's and a spectator's view must fit the game's published
-schema, hold the same keys whoever looks, and name only cards its catalogue lists."""
+schema, hold the same keys whoever looks, and name only cards its catalogue lists; no view and
+no event keys anything by a seat number written as a string."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -8,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from service.games.kernel.protocol import Game
+from service.games.kernel.protocol import Event, Game
 from service.games.kernel.views import view_schema
 from service.games.registry import REGISTRY
 from tests.games import cardgame
@@ -19,18 +20,30 @@ SEEDS = range(3)
 MAX_STEPS = 400
 
 
-def _playout(game: Game[Any], seed: int, seats: int) -> Iterator[Any]:
+def _playout(game: Game[Any], seed: int, seats: int) -> Iterator[tuple[Any, list[Event]]]:
     options = game.check_options(seats, {})
     loadouts = [game.sample_loadout(seed * 7 + s, options) for s in range(seats)]
     state = game.setup(seed, seats, options, loadouts)
-    yield state
+    yield state, game.setup_events(state)
     for step in range(MAX_STEPS):
         to_act = game.to_act(state)
         if not to_act:
             return
         seat = to_act[step % len(to_act)]
-        state, _ = game.apply(state, seat, game.bot_move(state, seat, seed * 1000 + step))
-        yield state
+        state, events = game.apply(state, seat, game.bot_move(state, seat, seed * 1000 + step))
+        yield state, events
+
+
+def _string_seats(tree: Any, path: str = "") -> Iterator[str]:
+    """Where an object is keyed by a number written as a string (`{"0": …}`)."""
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            if isinstance(key, str) and key.isdigit():
+                yield f"{path}.{key}"
+            yield from _string_seats(value, f"{path}.{key}")
+    elif isinstance(tree, list):
+        for index, item in enumerate(tree):
+            yield from _string_seats(item, f"{path}[{index}]")
 
 
 def _named_cards(tree: Any) -> Iterator[str]:
@@ -58,7 +71,7 @@ def _same_keys(a: Any, b: Any, path: str = "") -> None:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: f"{g.id}:{g.ruleset}")
-def test_every_view_fits_its_schema_has_one_shape_and_names_catalogued_cards(
+def test_views_fit_their_schema_in_one_shape_naming_catalogued_cards_and_integer_seats(
     game: Game[Any],
 ) -> None:
     schema = view_schema(game.id, game.view_schema())
@@ -66,8 +79,11 @@ def test_every_view_fits_its_schema_has_one_shape_and_names_catalogued_cards(
     listed = {entry["id"] for entry in game.catalogue()["entries"]}
     for seed in SEEDS:
         seats = game.min_seats + seed % (game.max_seats - game.min_seats + 1)
-        for state in _playout(game, seed, seats):
+        for state, events in _playout(game, seed, seats):
+            stored = [event.as_dict() for event in events]
+            assert not list(_string_seats(stored)), list(_string_seats(stored))
             views = [game.view(state, seat) for seat in [*range(seats), None]]
+            assert not list(_string_seats(views)), list(_string_seats(views))
             for view in views:
                 errors = sorted(validator.iter_errors(view), key=str)
                 assert not errors, (
