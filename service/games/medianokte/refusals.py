@@ -51,7 +51,7 @@ def _first(state: State, action: Action) -> IllegalAction | None:
     if extra is not None:
         return extra
     if "seat" not in action:
-        return IllegalAction("missing_field", "Say which seat plays first.", field="seat")
+        return IllegalAction("bad_param", "Say which seat plays first.", field="seat")
     chosen = action["seat"]
     if type(chosen) is not int or not 0 <= chosen < len(state.players):
         return IllegalAction("no_such_seat", f"There is no seat {chosen!r} at this table.")
@@ -64,7 +64,7 @@ def _extra(action: Mapping[str, Any], allowed: set[str]) -> IllegalAction | None
     extra = sorted(str(key) for key in action if key not in allowed)
     if not extra:
         return None
-    return IllegalAction("unexpected_field", f"This action takes no {extra[0]!r}.", field=extra[0])
+    return IllegalAction("bad_param", f"This action takes no {extra[0]!r}.", field=extra[0])
 
 
 # --- the card an action uses -------------------------------------------------------------
@@ -165,21 +165,19 @@ def _fields(
     if any("target" in candidate for candidate in candidates):
         if "target" not in action:
             message = "Choose a target for this action."
-            return IllegalAction("missing_field", message, field="target")
+            return IllegalAction("bad_param", message, field="target")
         aimed = [c for c in candidates if same_json(c.get("target"), action["target"])]
         if not aimed:
             return _bad_target(state, seat, card, action["target"])
     if any("picks" in candidate for candidate in aimed):
         if "picks" not in action:
             message = "Choose which of the character's weapons and assistance to tire."
-            return IllegalAction("missing_field", message, field="picks")
+            return IllegalAction("bad_param", message, field="picks")
         n = len(aimed[0]["picks"])
         message = f"Picks are {n} different weapons or assistance of the target character."
         return IllegalAction("bad_picks", message, field="picks")
     if "picks" in action:
-        return IllegalAction(
-            "unexpected_field", "picks are only for tiring a character", field="picks"
-        )
+        return IllegalAction("bad_param", "picks are only for tiring a character", field="picks")
     return None
 
 
