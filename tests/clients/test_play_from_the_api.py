@@ -105,6 +105,9 @@ async def _play(api: Api, game: str, seed: int) -> tuple[str, str, list[str]]:
         if answer.status == 200:
             state = (await api.get(f"/v1/matches/{match_id}", token=token)).body
     assert state["status"] == "finished", f"{game} did not end in {MAX_TURNS} answers"
+    spectator = (await api.get(f"/v1/matches/{match_id}", token=watcher)).body
+    assert spectator["seat"] is None
+    render(spectator["view"], names)
     return before, render(state["view"], names), reasons
 
 
