@@ -9,22 +9,43 @@ import asyncpg
 @dataclass(frozen=True)
 class PlayerRow:
     player_id: UUID
-    name: str
+    # None once the player has deleted its account (its row stays, without a name).
+    name: str | None
+    # 0 to 9999, drawn when the player is made: told apart from others of the same name.
+    tag: int
     rating: int
 
 
+_COLUMNS = "player_id, name, tag, rating"
+
+
+def _row(row: asyncpg.Record) -> PlayerRow:
+    return PlayerRow(row["player_id"], row["name"], row["tag"], row["rating"])
+
+
 async def insert(conn: asyncpg.Pool | asyncpg.Connection, name: str) -> PlayerRow:
-    row = await conn.fetchrow(
-        "INSERT INTO players (name) VALUES ($1) RETURNING player_id, name, rating", name
-    )
-    return PlayerRow(row["player_id"], row["name"], row["rating"])
+    row = await conn.fetchrow(f"INSERT INTO players (name) VALUES ($1) RETURNING {_COLUMNS}", name)
+    return _row(row)
 
 
 async def get(conn: asyncpg.Pool | asyncpg.Connection, player_id: UUID) -> PlayerRow | None:
+    row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM players WHERE player_id = $1", player_id)
+    return None if row is None else _row(row)
+
+
+async def rename(
+    conn: asyncpg.Pool | asyncpg.Connection, player_id: UUID, name: str
+) -> PlayerRow | None:
+    """The player under its new name; None if there is no such player or it was deleted."""
     row = await conn.fetchrow(
-        "SELECT player_id, name, rating FROM players WHERE player_id = $1", player_id
+        f"""
+        UPDATE players SET name = $2 WHERE player_id = $1 AND deleted_at IS NULL
+        RETURNING {_COLUMNS}
+        """,
+        player_id,
+        name,
     )
-    return None if row is None else PlayerRow(row["player_id"], row["name"], row["rating"])
+    return None if row is None else _row(row)
 
 
 @dataclass(frozen=True)
@@ -32,15 +53,17 @@ class RankedPlayer:
     rank: int
     player_id: UUID
     name: str
+    tag: int
     rating: int
 
 
 # Leaderboard order: rating down, then player id; rank = 1 + players rated strictly higher.
+# A deleted player has left the leaderboard (and rating_counts) and has no name to show.
 async def top(conn: asyncpg.Pool, limit: int) -> list[RankedPlayer]:
     rows = await conn.fetch(
         """
-        SELECT rank() OVER (ORDER BY rating DESC) AS rank, player_id, name, rating
-          FROM (SELECT player_id, name, rating FROM players
+        SELECT rank() OVER (ORDER BY rating DESC) AS rank, player_id, name, tag, rating
+          FROM (SELECT player_id, name, tag, rating FROM players WHERE deleted_at IS NULL
                  ORDER BY rating DESC, player_id LIMIT $1) AS best
          ORDER BY rating DESC, player_id
         """,
@@ -54,36 +77,42 @@ async def around(conn: asyncpg.Pool, player_id: UUID, each_side: int) -> list[Ra
 
     Every part reads a bounded range of an index, whatever the number of players: the
     neighbours are two walks of players_rating_idx from the player (those tied with it first,
-    then the next ratings), each stopping after `each_side` rows; the ranks come from
-    rating_counts (players per rating, kept by triggers in schema.sql): one sum of the players
-    rated above the page, a few thousand small rows at most, and the counts of the page's own
-    ratings.
+    then the next ratings), each stopping after `each_side` rows (stepping over the few deleted
+    players); the ranks come from rating_counts (players per rating, kept by triggers in
+    schema.sql): one sum of the players rated above the page, a few thousand small rows at
+    most, and the counts of the page's own ratings.
     """
     rows = await conn.fetch(
         """
-        WITH me AS (SELECT rating, player_id FROM players WHERE player_id = $1),
+        WITH me AS (
+            SELECT rating, player_id, name, tag FROM players
+             WHERE player_id = $1 AND deleted_at IS NULL),
         above AS (
             SELECT * FROM (
-                (SELECT player_id, name, rating FROM players
+                (SELECT player_id, name, tag, rating FROM players
                   WHERE rating = (SELECT rating FROM me) AND player_id < (SELECT player_id FROM me)
+                    AND deleted_at IS NULL
                   ORDER BY player_id DESC LIMIT $2)
                 UNION ALL
-                (SELECT player_id, name, rating FROM players WHERE rating > (SELECT rating FROM me)
+                (SELECT player_id, name, tag, rating FROM players
+                  WHERE rating > (SELECT rating FROM me) AND deleted_at IS NULL
                   ORDER BY rating, player_id DESC LIMIT $2)) AS near
              ORDER BY rating, player_id DESC LIMIT $2),
         below AS (
             SELECT * FROM (
-                (SELECT player_id, name, rating FROM players
+                (SELECT player_id, name, tag, rating FROM players
                   WHERE rating = (SELECT rating FROM me) AND player_id > (SELECT player_id FROM me)
+                    AND deleted_at IS NULL
                   ORDER BY player_id LIMIT $2)
                 UNION ALL
-                (SELECT player_id, name, rating FROM players WHERE rating < (SELECT rating FROM me)
+                (SELECT player_id, name, tag, rating FROM players
+                  WHERE rating < (SELECT rating FROM me) AND deleted_at IS NULL
                   ORDER BY rating DESC, player_id LIMIT $2)) AS near
              ORDER BY rating DESC, player_id LIMIT $2),
         page AS (
             SELECT * FROM above UNION ALL SELECT * FROM below
             UNION ALL
-            SELECT p.player_id, p.name, p.rating FROM players p JOIN me USING (player_id)),
+            SELECT player_id, name, tag, rating FROM me),
         counted AS (
             SELECT rating, sum(players) AS players FROM rating_counts
              WHERE rating BETWEEN (SELECT min(rating) FROM page) AND (SELECT max(rating) FROM page)
@@ -96,7 +125,7 @@ async def around(conn: asyncpg.Pool, player_id: UUID, each_side: int) -> list[Ra
                    (1 + (SELECT players FROM higher) + sum(players) OVER (ORDER BY rating DESC)
                     - players)::bigint AS rank
               FROM counted)
-        SELECT ranked.rank, page.player_id, page.name, page.rating
+        SELECT ranked.rank, page.player_id, page.name, page.tag, page.rating
           FROM page JOIN ranked USING (rating)
          ORDER BY page.rating DESC, page.player_id
         """,

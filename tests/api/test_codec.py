@@ -82,7 +82,7 @@ async def test_a_body_of_max_body_bytes_is_read_and_one_byte_more_is_413(
     exact = json.dumps({"name": "x" * padding}).encode()
     assert len(exact) == limit
     read = await api.post("/v1/players", raw=exact, headers=headers)
-    assert (read.status, read.error_code) == (422, "invalid_field")
+    assert (read.status, read.error_code) == (422, "invalid_name")
     answer = await api.post("/v1/players", raw=exact + b" ", headers=headers)
     assert answer.status == 413
     assert answer.error_code == "body_too_large"

@@ -1,5 +1,6 @@
 import asyncio
 import dataclasses
+import re
 import statistics
 import time
 
@@ -31,6 +32,46 @@ async def test_leaderboard_ranks_by_rating_with_shared_ranks_for_ties(
     board = (await api.get("/v1/leaderboard?limit=4", token=token)).body["entries"]
     assert [(e["rank"], e["rating"]) for e in board] == [(1, 1300), (2, 1100), (2, 1100), (4, 1000)]
     assert board[0]["name"] == "top"
+    for entry in board:
+        assert re.fullmatch(r"[0-9]{4}", entry["tag"])
+        assert entry["handle"] == f"{entry['name']}#{entry['tag']}"
+
+
+async def test_every_entry_shows_the_handle_with_the_players_tag(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    token = await _player_rated(api, app, "ana", 1200)
+    await app[POOL].execute("UPDATE players SET tag = 7")
+    await _player_rated(api, app, "ana", 1100)
+    me = (await api.get("/v1/players/me", token=token)).body
+    for query in ("", "?around=me"):
+        board = (await api.get(f"/v1/leaderboard{query}", token=token)).body["entries"]
+        assert board[0] == {
+            "rank": 1,
+            "player_id": me["player_id"],
+            "name": "ana",
+            "tag": "0007",
+            "handle": "ana#0007",
+            "rating": 1200,
+        }
+        assert board[1]["handle"] == f"ana#{board[1]['tag']}"
+
+
+async def test_a_deleted_player_is_not_on_the_leaderboard(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, app = fresh_service
+    tokens = {}
+    for name, rating in [("above", 1200), ("gone", 1100), ("me", 1000), ("below", 900)]:
+        tokens[name] = await _player_rated(api, app, name, rating)
+    # As a deletion leaves the row: without a name.
+    await app[POOL].execute(
+        "UPDATE players SET name = NULL, deleted_at = now() WHERE name = 'gone'"
+    )
+    for query in ("", "?around=me&limit=4"):
+        board = (await api.get(f"/v1/leaderboard{query}", token=tokens["me"])).body["entries"]
+        assert [e["name"] for e in board] == ["above", "me", "below"], query
 
 
 async def test_leaderboard_around_me_shows_neighbours_and_my_rank(

@@ -1,11 +1,14 @@
 import statistics
 import time
+import uuid
 
 import asyncpg
 import pytest
 
 from bench.leaderboard import fill, ladder_positions
+from service.store import players as store
 from service.store.database import apply_schema
+from service.store.players import PlayerRow
 from service.usecases import players
 
 # Generous: the read takes a few milliseconds on a laptop; counting over the table took seconds.
@@ -68,3 +71,26 @@ async def test_a_database_made_before_rating_counts_gets_them_once(pool: asyncpg
     await apply_schema(pool)
     assert await pool.fetchval(_MISCOUNTED) == 0
     assert await pool.fetchval("SELECT sum(players) FROM rating_counts") == 300
+
+
+async def test_a_player_gets_a_tag_of_four_digits_that_a_rename_keeps(pool: asyncpg.Pool) -> None:
+    made = [await store.insert(pool, "ana") for _ in range(50)]
+    assert all(0 <= row.tag <= 9999 for row in made)
+    assert len({row.tag for row in made}) > 1  # drawn, not one fixed value
+    renamed = await store.rename(pool, made[0].player_id, "bea")
+    assert renamed == PlayerRow(made[0].player_id, "bea", made[0].tag, made[0].rating)
+    assert await store.get(pool, made[0].player_id) == renamed
+    assert await pool.fetchval(_MISCOUNTED) == 0
+
+
+async def test_a_deleted_player_reads_without_a_name_and_is_not_renamed(pool: asyncpg.Pool) -> None:
+    row = await store.insert(pool, "gone")
+    await pool.execute(
+        "UPDATE players SET name = NULL, deleted_at = now() WHERE player_id = $1", row.player_id
+    )
+    assert await store.get(pool, row.player_id) == PlayerRow(row.player_id, None, row.tag, 1000)
+    assert await store.rename(pool, row.player_id, "back") is None
+    assert await store.rename(pool, uuid.uuid4(), "nobody") is None
+    assert (
+        await pool.fetchval("SELECT name FROM players WHERE player_id = $1", row.player_id) is None
+    )
