@@ -540,24 +540,28 @@ $$;
 
 -- One upsert per statement, whatever the number of rows it changed (a bulk load counts in
 -- one go), taking its rows' locks in key order, so that two statements never wait on each
--- other in a cycle. An update that leaves every rating as it was writes nothing.
+-- other in a cycle. An update that leaves every rating as it was writes nothing. A deleted
+-- player is not counted: the update that sets its `deleted_at` takes it out.
 CREATE OR REPLACE FUNCTION count_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO rating_counts AS c (rating, shard, players)
         SELECT rating, rating_shard(player_id), count(*) FROM new_rows
+         WHERE deleted_at IS NULL
          GROUP BY 1, 2 ORDER BY 1, 2
         ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO rating_counts AS c (rating, shard, players)
         SELECT rating, rating_shard(player_id), -count(*) FROM old_rows
+         WHERE deleted_at IS NULL
          GROUP BY 1, 2 ORDER BY 1, 2
         ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
     ELSE
         INSERT INTO rating_counts AS c (rating, shard, players)
         SELECT rating, rating_shard(player_id), sum(delta)
-          FROM (SELECT rating, player_id, -1 AS delta FROM old_rows
-                UNION ALL SELECT rating, player_id, 1 FROM new_rows) AS moved
+          FROM (SELECT rating, player_id, -1 AS delta FROM old_rows WHERE deleted_at IS NULL
+                UNION ALL
+                SELECT rating, player_id, 1 FROM new_rows WHERE deleted_at IS NULL) AS moved
          GROUP BY 1, 2 HAVING sum(delta) <> 0 ORDER BY 1, 2
         ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
     END IF;
@@ -565,7 +569,8 @@ BEGIN
 END $$;
 
 -- A database made before gets its counts once, with the triggers, while no player can be
--- added or re-rated in between.
+-- added or re-rated in between. A new database gets here before `deleted_at` is added (at the
+-- end of this file), so the fill reads it through to_jsonb, where a missing column is null.
 DO $$
 BEGIN
     IF (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'players'::regclass
@@ -576,7 +581,9 @@ BEGIN
     LOCK TABLE players IN SHARE ROW EXCLUSIVE MODE;
     DELETE FROM rating_counts;
     INSERT INTO rating_counts (rating, shard, players)
-    SELECT rating, rating_shard(player_id), count(*) FROM players GROUP BY 1, 2;
+    SELECT rating, rating_shard(player_id), count(*) FROM players p
+     WHERE to_jsonb(p) ->> 'deleted_at' IS NULL
+     GROUP BY 1, 2;
     CREATE OR REPLACE TRIGGER players_rating_counts_insert AFTER INSERT ON players
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
     CREATE OR REPLACE TRIGGER players_rating_counts_update AFTER UPDATE ON players
@@ -672,3 +679,48 @@ CREATE INDEX IF NOT EXISTS pool_counts_hour_idx ON pool_counts (ruleset, hour);
 -- reads every bot's seat (player_id is NULL there too) of every match ever played.
 CREATE INDEX IF NOT EXISTS match_seats_free_idx ON match_seats (match_id)
     WHERE player_id IS NULL AND NOT bot;
+
+-- Lasting identity (docs/api.md#players-and-sessions). A player may sign in with device ids:
+-- client-made secrets of which only a keyed hash is kept. Deleting a player keeps its row
+-- (runs, ghosts and matches other players rely on point at it) but not its name.
+ALTER TABLE players ALTER COLUMN name DROP NOT NULL;
+-- Four digits shown after the name (`ana#4821`), so that two players of one name are told apart.
+ALTER TABLE players ADD COLUMN IF NOT EXISTS tag smallint NOT NULL
+    DEFAULT floor(random() * 10000)::smallint;
+ALTER TABLE players ADD COLUMN IF NOT EXISTS deleted_at timestamptz;
+-- Access tokens issued to the player before this are refused (sign-out everywhere, deletion).
+ALTER TABLE players ADD COLUMN IF NOT EXISTS tokens_after timestamptz;
+CREATE INDEX IF NOT EXISTS players_tokens_after_idx ON players (tokens_after)
+    WHERE tokens_after IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS devices (
+    device_hash bytea PRIMARY KEY,
+    player_id   uuid NOT NULL REFERENCES players (player_id),
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS devices_player_idx ON devices (player_id);
+
+-- A session is what one sign-in started: every access token names it (`sid`), and its refresh
+-- tokens follow one another, each used once. Revoking it refuses them all.
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id uuid PRIMARY KEY,
+    player_id  uuid NOT NULL REFERENCES players (player_id),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    revoked_at timestamptz
+);
+CREATE INDEX IF NOT EXISTS sessions_player_idx ON sessions (player_id);
+CREATE INDEX IF NOT EXISTS sessions_revoked_idx ON sessions (revoked_at)
+    WHERE revoked_at IS NOT NULL;
+
+-- Refresh tokens by their SHA-256 (they are 256 random bits, so no key is needed): the one a
+-- use replaced is kept, used, so that presenting it again is seen as the reuse it is.
+CREATE TABLE IF NOT EXISTS refresh_tokens (
+    token_hash bytea PRIMARY KEY,
+    session_id uuid NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+    issued_at  timestamptz NOT NULL DEFAULT now(),
+    expires_at timestamptz NOT NULL,
+    used_at    timestamptz,
+    -- The token issued in its place when it was used.
+    successor  bytea
+);
+CREATE INDEX IF NOT EXISTS refresh_tokens_session_idx ON refresh_tokens (session_id);

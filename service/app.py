@@ -6,6 +6,7 @@ connection, the sweeper, the partition keeper), which stop in the reverse order.
 """
 
 import asyncio
+import time
 import weakref
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from service.api import (
     battles,
     content,
     dashboard,
+    deletion,
     docs,
     floor,
     health,
@@ -28,9 +30,10 @@ from service.api import (
     ops,
     players,
     runs,
+    sessions,
     watch,
 )
-from service.api.auth import KnownPlayers, VerifiedTokens
+from service.api.auth import KnownPlayers, Revocations, VerifiedTokens
 from service.api.endpoints import Endpoints, register
 from service.api.keys import (
     KNOWN_PLAYERS,
@@ -39,6 +42,7 @@ from service.api.keys import (
     MATCH_HUB,
     MATCH_SOCKETS,
     POOL,
+    REVOCATIONS,
     SETTINGS,
     SHARED_LIMITS,
     TOKENS,
@@ -52,10 +56,12 @@ from service.store.database import apply_schema, create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
 from service.store.partitions import keep_ahead
 from service.usecases import catalogue, game_catalogues
+from service.usecases import sessions as session_usecases
 from service.usecases.idle_runs import run_idle_sweeper
 from service.usecases.matches import answers, lobby
 from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.sweeper import Retention, run_sweeper
+from service.usecases.periodic import every
 
 log = structlog.get_logger("service.app")
 
@@ -63,6 +69,8 @@ ENDPOINT_TABLES: list[Endpoints] = [
     health.endpoints,
     docs.endpoints,
     players.endpoints,
+    deletion.endpoints,
+    sessions.endpoints,
     content.endpoints,
     runs.endpoints,
     battles.endpoints,
@@ -169,6 +177,20 @@ async def _rate_limits(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _revocations(app: web.Application) -> AsyncIterator[None]:
+    """The sessions revoked by any process, read by this one every REVOCATION_SYNC_SECONDS."""
+    settings = app[SETTINGS]
+    pool, revocations = app[POOL], app[REVOCATIONS]
+    ttl = settings.access_token_ttl_seconds
+
+    async def sync() -> None:
+        sessions_revoked, players = await session_usecases.revocations(pool, ttl)
+        revocations.absorb(sessions_revoked, players, forget_before=time.time() - ttl - 60)
+
+    async with _running(every(settings.revocation_sync_seconds, "revocation_sync", sync)):
+        yield
+
+
 async def _partitions(app: web.Application) -> AsyncIterator[None]:
     """The coming days' partitions of snapshots and battles, made a week before they are
     needed, on every instance."""
@@ -197,6 +219,7 @@ def create_app(settings: Settings) -> web.Application:
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
     app[SHARED_LIMITS] = SharedLimits(settings)
     app[TOKENS] = VerifiedTokens(settings.secret_key)
+    app[REVOCATIONS] = Revocations()
     app[KNOWN_PLAYERS] = KnownPlayers()
     app[MATCH_CACHE] = MatchCache()
     tables = [*ENDPOINT_TABLES, floor.endpoints] if settings.bench_floor else ENDPOINT_TABLES
@@ -208,7 +231,7 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.extend(
         [_database, _pool_gauges, _match_push, _sweeper, _idle_runs, _partitions]
     )
-    app.cleanup_ctx.append(_rate_limits)
+    app.cleanup_ctx.extend([_rate_limits, _revocations])
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.
     app.on_shutdown.append(match_socket.close_sockets)

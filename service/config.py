@@ -124,7 +124,6 @@ class Settings:
     data_dir: Path = Path("var")
     secret_key: str = ""
     ops_token: str = ""
-    token_ttl_seconds: int = 30 * 24 * 3600
     rate_limit_per_second: float = 50.0
     rate_limit_burst: int = 100
     db_pool_min: int = 2
@@ -161,6 +160,13 @@ class Settings:
     rated_ghost_min_age_seconds: int = 3 * 24 * 3600
     rated_ghost_min_runs: int = 3
     rated_ghost_repeat_seconds: int = 24 * 3600
+    # -- sessions (docs/api.md#players-and-sessions) --
+    access_token_ttl_seconds: int = 3600
+    refresh_token_ttl_seconds: int = 90 * 24 * 3600
+    # A refresh retried this soon with the token it used, its answer unseen, is answered again.
+    refresh_retry_seconds: float = 30.0
+    # How often each process reads the sessions revoked by the others.
+    revocation_sync_seconds: float = 5.0
     # -- addresses, sign-in and the ops door --
     # Proxies whose X-Forwarded-For names the client (docs/operations.md#limits).
     trusted_proxies: tuple[IPNetwork, ...] = ()
@@ -212,7 +218,6 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         data_dir=data_dir,
         secret_key=_given_secret(env, "SECRET_KEY") or _kept_secret(data_dir, "secret_key"),
         ops_token=_given_secret(env, "OPS_TOKEN") or _kept_secret(data_dir, "ops_token"),
-        token_ttl_seconds=_int(env, "TOKEN_TTL_SECONDS", 30 * 24 * 3600, minimum=1),
         rate_limit_per_second=_float(env, "RATE_LIMIT_PER_SECOND", 50.0),
         rate_limit_burst=_int(env, "RATE_LIMIT_BURST", 100, minimum=1),
         db_pool_min=_int(env, "DB_POOL_MIN", 2, minimum=1),
@@ -239,6 +244,11 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rated_ghost_min_age_seconds=_int(env, "RATED_GHOST_MIN_AGE_SECONDS", 3 * 24 * 3600),
         rated_ghost_min_runs=_int(env, "RATED_GHOST_MIN_RUNS", 3),
         rated_ghost_repeat_seconds=_int(env, "RATED_GHOST_REPEAT_SECONDS", 24 * 3600),
+        # -- sessions --
+        access_token_ttl_seconds=_int(env, "ACCESS_TOKEN_TTL_SECONDS", 3600, minimum=1),
+        refresh_token_ttl_seconds=_int(env, "REFRESH_TOKEN_TTL_SECONDS", 90 * 24 * 3600, minimum=1),
+        refresh_retry_seconds=_float(env, "REFRESH_RETRY_SECONDS", 30.0),
+        revocation_sync_seconds=_float(env, "REVOCATION_SYNC_SECONDS", 5.0),
         # -- addresses, sign-in and the ops door --
         trusted_proxies=_networks(env, "TRUSTED_PROXIES"),
         registrations_per_address_per_hour=_int(

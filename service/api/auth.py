@@ -1,7 +1,15 @@
-"""Signed bearer tokens for players (JWT, HS256) and the ops token check."""
+"""Signed bearer tokens for players (JWT, HS256), the revocations every process refuses, and
+the ops token check (docs/api.md#players-and-sessions).
+
+An access token names its player (`sub`), its session (`sid`) and when it was issued (`iat`),
+and is verified without the database. A revoked session, or a player signed out everywhere or
+deleted, is refused by every process: at once by the one that revoked it, and by the others
+when they next read the revocations, every `REVOCATION_SYNC_SECONDS`.
+"""
 
 import hmac
 import time
+from dataclasses import dataclass
 from uuid import UUID
 
 import jwt
@@ -14,14 +22,38 @@ class InvalidToken(Exception):
     """The token is missing, malformed, expired or not signed by us; the message says which."""
 
 
-def issue_token(secret: str, player_id: UUID, ttl_seconds: int, now: float | None = None) -> str:
+@dataclass(frozen=True)
+class Bearer:
+    """Who a verified access token speaks for."""
+
+    player_id: UUID
+    # None in a token issued before sessions existed; such a token lives out its time.
+    session_id: UUID | None
+    issued_at: float
+    expires_at: float
+
+
+def issue_token(
+    secret: str,
+    player_id: UUID,
+    ttl_seconds: int,
+    now: float | None = None,
+    session_id: UUID | None = None,
+) -> str:
     issued = int(time.time() if now is None else now)
-    claims = {"sub": str(player_id), "aud": _AUDIENCE, "iat": issued, "exp": issued + ttl_seconds}
+    claims: dict[str, object] = {
+        "sub": str(player_id),
+        "aud": _AUDIENCE,
+        "iat": issued,
+        "exp": issued + ttl_seconds,
+    }
+    if session_id is not None:
+        claims["sid"] = str(session_id)
     return jwt.encode(claims, secret, algorithm=_ALGORITHM)
 
 
-def verify_token(secret: str, token: str) -> tuple[UUID, float]:
-    """The player id a token was issued to, and when it expires."""
+def verify_token(secret: str, token: str) -> Bearer:
+    """Who the token was issued to, under which session, when, and until when."""
     try:
         claims = jwt.decode(
             token,
@@ -37,7 +69,13 @@ def verify_token(secret: str, token: str) -> tuple[UUID, float]:
     except jwt.PyJWTError as exc:
         raise InvalidToken("token is malformed") from exc
     try:
-        return UUID(str(claims["sub"])), float(claims["exp"])
+        session = claims.get("sid")
+        return Bearer(
+            UUID(str(claims["sub"])),
+            None if session is None else UUID(str(session)),
+            float(claims.get("iat", 0)),
+            float(claims["exp"]),
+        )
     except (TypeError, ValueError) as exc:
         raise InvalidToken("token is malformed") from exc
 
@@ -52,24 +90,59 @@ class VerifiedTokens:
     def __init__(self, secret: str, size: int = 10_000) -> None:
         self.secret = secret
         self.size = size
-        self._known: dict[str, tuple[UUID, float]] = {}
+        self._known: dict[str, Bearer] = {}
 
-    def known(self, token: str) -> UUID | None:
-        """The player of a token this process has verified and that has not expired yet."""
+    def known(self, token: str) -> Bearer | None:
+        """The bearer of a token this process has verified and that has not expired yet."""
         known = self._known.get(token)
-        if known is not None and time.time() < known[1]:
-            return known[0]
+        if known is not None and time.time() < known.expires_at:
+            return known
         return None
 
-    def player(self, token: str) -> UUID:
+    def bearer(self, token: str) -> Bearer:
         known = self.known(token)
         if known is not None:
             return known
-        player_id, expires = verify_token(self.secret, token)
+        bearer = verify_token(self.secret, token)
         if len(self._known) >= self.size:
             del self._known[next(iter(self._known))]
-        self._known[token] = (player_id, expires)
-        return player_id
+        self._known[token] = bearer
+        return bearer
+
+
+class Revocations:
+    """Sessions revoked, and players whose sessionless tokens issued before a time are refused,
+    as this process knows them: what it revoked itself, and what it last read from the
+    database. Each is kept with its time, and forgotten once no token it refuses can be alive.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[UUID, float] = {}
+        self._players: dict[UUID, float] = {}
+
+    def refused(self, bearer: Bearer) -> bool:
+        if bearer.session_id is not None:
+            return bearer.session_id in self._sessions
+        # A token from before sessions: refused once its player signed out everywhere since.
+        after = self._players.get(bearer.player_id)
+        return after is not None and bearer.issued_at <= after
+
+    def revoke_session(self, session_id: UUID, at: float) -> None:
+        self._sessions[session_id] = at
+
+    def revoke_player(self, player_id: UUID, at: float) -> None:
+        """Refuse the player's sessionless tokens issued at or before `at` (epoch seconds);
+        its sessions are revoked one by one."""
+        self._players[player_id] = max(at, self._players.get(player_id, at))
+
+    def absorb(
+        self, sessions: dict[UUID, float], players: dict[UUID, float], forget_before: float
+    ) -> None:
+        """Add what the database holds, and forget what was revoked before `forget_before`."""
+        merged = {**self._sessions, **sessions}
+        self._sessions = {k: at for k, at in merged.items() if at >= forget_before}
+        for player_id, at in players.items():
+            self.revoke_player(player_id, at)
 
 
 class KnownPlayers:

@@ -23,7 +23,15 @@ from service.api.errors import (
     rate_limited,
     unauthorized,
 )
-from service.api.keys import KNOWN_PLAYERS, LIMITER, POOL, SETTINGS, SHARED_LIMITS, TOKENS
+from service.api.keys import (
+    KNOWN_PLAYERS,
+    LIMITER,
+    POOL,
+    REVOCATIONS,
+    SETTINGS,
+    SHARED_LIMITS,
+    TOKENS,
+)
 from service.usecases import players
 
 Auth = Literal["none", "player", "ops"]
@@ -51,13 +59,29 @@ class Call:
     request: web.Request
     body: Any = None
     query: Any = None
-    player_id: UUID | None = None
+    bearer: auth.Bearer | None = None
+
+    @property
+    def player_id(self) -> UUID | None:
+        return None if self.bearer is None else self.bearer.player_id
 
     @property
     def player(self) -> UUID:
-        if self.player_id is None:
+        if self.bearer is None:
             raise RuntimeError("endpoint is not authenticated")
-        return self.player_id
+        return self.bearer.player_id
+
+    @property
+    def session_id(self) -> UUID | None:
+        """The session of the caller's access token; None for a token from before sessions."""
+        return None if self.bearer is None else self.bearer.session_id
+
+    @property
+    def issued_at(self) -> float:
+        """When the caller's access token was issued (epoch seconds)."""
+        if self.bearer is None:
+            raise RuntimeError("endpoint is not authenticated")
+        return self.bearer.issued_at
 
     @property
     def idempotency_key(self) -> str | None:
@@ -109,6 +133,8 @@ class Endpoint:
     database: bool
     # Whether the write takes an Idempotency-Key (documented as a header parameter).
     idempotent: bool
+    # Other success statuses with the same answer (a sign-in that made its player: 201).
+    also: tuple[int, ...] = ()
 
 
 class Endpoints:
@@ -134,6 +160,7 @@ class Endpoints:
         media: tuple[str, ...] = (),
         database: bool = True,
         idempotent: bool = False,
+        also: tuple[int, ...] = (),
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.items.append(
@@ -153,6 +180,7 @@ class Endpoints:
                     media,
                     database,
                     idempotent,
+                    also,
                 )
             )
             return handler
@@ -188,28 +216,30 @@ async def _failed(request: web.Request, outage_allows: bool = False) -> None:
     await shared.take(request.app[POOL], failure, outage_allows=outage_allows)
 
 
-async def authenticate(request: web.Request, token: str | None = None) -> UUID:
-    """The player a bearer token names (`token`, or the Authorization header's).
+async def authenticate(request: web.Request, token: str | None = None) -> auth.Bearer:
+    """Who a bearer token speaks for (`token`, or the Authorization header's).
 
     A token this process has verified before costs nothing more; a new one is a sign-in. A
     battle simulation needs no database, so an outage lets its sign-in through rather than
-    turn it into a 503.
+    turn it into a 503. A revoked token is refused like a bad one.
     """
     tokens = request.app[TOKENS]
     try:
         if token is None:
             token = auth.bearer_token(request.headers.get("Authorization"))
-        player_id = tokens.known(token)
-        if player_id is None:
+        bearer = tokens.known(token)
+        if bearer is None:
             await _sign_in(request, outage_allows=True)
-            player_id = tokens.player(token)
+            bearer = tokens.bearer(token)
+        if request.app[REVOCATIONS].refused(bearer):
+            raise auth.InvalidToken("token revoked: refresh it, or sign in again")
     except auth.InvalidToken as exc:
         await _failed(request, outage_allows=True)
         raise unauthorized(str(exc)) from exc
-    return player_id
+    return bearer
 
 
-async def _check_known(request: web.Request, player_id: UUID) -> None:
+async def check_known(request: web.Request, player_id: UUID) -> None:
     """A signed token whose player is gone (a restored database) is refused, not a 500."""
     known = request.app[KNOWN_PLAYERS]
     if known.known(player_id):
@@ -246,10 +276,10 @@ def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.Stre
     async def handle(request: web.Request) -> web.StreamResponse:
         call = Call(request)
         if endpoint.auth == "player":
-            call.player_id = await authenticate(request)
-            structlog.contextvars.bind_contextvars(player_id=str(call.player_id))
+            call.bearer = await authenticate(request)
+            structlog.contextvars.bind_contextvars(player_id=str(call.player))
             if endpoint.database:
-                await _check_known(request, call.player_id)
+                await check_known(request, call.player)
         elif endpoint.auth == "ops":
             await _check_ops(request)
         if endpoint.rate_limited:

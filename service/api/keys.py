@@ -5,7 +5,7 @@ import weakref
 import asyncpg
 from aiohttp import web
 
-from service.api.auth import KnownPlayers, VerifiedTokens
+from service.api.auth import KnownPlayers, Revocations, VerifiedTokens
 from service.api.ratelimit import RateLimiter, SharedLimits
 from service.config import Settings
 from service.store.notify import Hub
@@ -16,6 +16,7 @@ POOL = web.AppKey("pool", asyncpg.Pool)
 LIMITER = web.AppKey("limiter", RateLimiter)
 SHARED_LIMITS = web.AppKey("shared_limits", SharedLimits)
 TOKENS = web.AppKey("tokens", VerifiedTokens)
+REVOCATIONS = web.AppKey("revocations", Revocations)
 KNOWN_PLAYERS = web.AppKey("known_players", KnownPlayers)
 MATCH_HUB = web.AppKey("match_hub", Hub)
 MATCH_CACHE = web.AppKey("match_cache", MatchCache)

@@ -28,7 +28,15 @@ from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, Validati
 
 from service.api import codec
 from service.api.address import client_address
-from service.api.endpoints import MAX_KEY_LENGTH, Body, Call, Endpoints, Query, authenticate
+from service.api.endpoints import (
+    MAX_KEY_LENGTH,
+    Body,
+    Call,
+    Endpoints,
+    Query,
+    authenticate,
+    check_known,
+)
 from service.api.errors import (
     ApiError,
     error_body,
@@ -96,7 +104,9 @@ async def _socket_player(call: Call) -> UUID:
     query: SocketQuery = call.query
     request = call.request
     given = None if request.headers.get("Authorization") or query.token is None else query.token
-    player_id = await authenticate(request, given)
+    player_id = (await authenticate(request, given)).player_id
+    # As every route that reads the database: a token of a player who is gone opens nothing.
+    await check_known(request, player_id)
     shared = request.app[SHARED_LIMITS]
     await shared.take(
         request.app[POOL],

@@ -101,7 +101,7 @@ def _operation(endpoint: Endpoint, max_body_bytes: int) -> dict[str, Any]:
         ok["content"] = {media: {"schema": {"type": "string"}} for media in endpoint.media}
     elif endpoint.response is not None:
         ok["content"] = _content(_ref(endpoint.response))
-    responses: dict[str, Any] = {str(endpoint.status): ok}
+    responses: dict[str, Any] = {str(status): ok for status in (endpoint.status, *endpoint.also)}
     for status in error_statuses(endpoint):
         responses[str(status)] = {
             "description": _STATUS_TEXT.get(status, "Error"),

@@ -1,23 +1,27 @@
-"""Registering a player and reading oneself."""
+"""Registering a player, reading oneself and renaming oneself (docs/api.md#names-and-tags)."""
 
 from typing import Annotated
 
-from pydantic import StringConstraints
-from typing_extensions import TypedDict
+from pydantic import Field
 
-from service.api import auth
 from service.api.address import client_address
 from service.api.endpoints import Body, Call, Endpoints
 from service.api.errors import unauthorized
 from service.api.keys import POOL, SETTINGS, SHARED_LIMITS
-from service.usecases import players
+from service.api.sessions import Device, Session, devices_answer, session_answer
+from service.usecases import names, players, sessions
 
 endpoints = Endpoints("players")
 
+# The rule is names.normalise_name's (a 422 invalid_name naming it), not a pattern: it counts
+# after Unicode normalisation, which a JSON Schema cannot express.
 PlayerName = Annotated[
     str,
-    StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$"
+    Field(
+        description=(
+            "1 to 32 characters after Unicode NFKC normalisation and trimming, without control,"
+            " format, separator, unassigned or private-use characters"
+        )
     ),
 ]
 
@@ -26,18 +30,27 @@ class NewPlayer(Body):
     name: PlayerName
 
 
-class PlayerCreated(TypedDict):
-    player_id: str
-    name: str
-    token: str
+class Rename(Body):
+    name: PlayerName
+
+
+class PlayerCreated(Session):
+    token: Annotated[str, Field(description="the access token again, for older clients")]
+
+
+class Me(players.Player):
+    devices: Annotated[
+        list[Device], Field(description="the device ids that sign you in, by fingerprint")
+    ]
 
 
 @endpoints.route(
     "POST",
     "/v1/players",
     summary=(
-        "Register a player and get its bearer token; registrations are limited per client"
-        " address, by the hour and by the day (429 with Retry-After)"
+        "Register a player without a device, signed in (as POST /v1/auth/device answers);"
+        " registrations are limited per client address, by the hour and by the day (429 with"
+        " Retry-After)"
     ),
     auth="none",
     body=NewPlayer,
@@ -47,6 +60,8 @@ class PlayerCreated(TypedDict):
 )
 async def create_player(call: Call) -> PlayerCreated:
     body: NewPlayer = call.body
+    # Before the limits: a refused name does not use up one of the address's registrations.
+    name = names.normalise_name(body.name)
     app = call.request.app
     # Each account brings a per-player limit of its own: the accounts one address may make are
     # what stops it multiplying that limit.
@@ -56,21 +71,42 @@ async def create_player(call: Call) -> PlayerCreated:
         shared.registrations_per_hour.take(address),
         shared.registrations_per_day.take(address),
     )
-    row = await players.register(app[POOL], body.name)
     settings = app[SETTINGS]
-    token = auth.issue_token(settings.secret_key, row.player_id, settings.token_ttl_seconds)
-    return {"player_id": str(row.player_id), "name": row.name, "token": token}
+    signed = await sessions.register(app[POOL], name, settings.refresh_token_ttl_seconds)
+    answer = session_answer(settings, signed)
+    return {**answer, "token": answer["access_token"]}
 
 
 @endpoints.route(
     "GET",
     "/v1/players/me",
-    summary="The authenticated player",
-    response=players.Player,
+    summary="The authenticated player, with the devices that sign it in",
+    response=Me,
     errors=(401, 429),
 )
-async def me(call: Call) -> players.Player:
-    player = await players.find(call.request.app[POOL], call.player)
+async def me(call: Call) -> Me:
+    pool = call.request.app[POOL]
+    player = await players.find(pool, call.player)
     if player is None:
         raise unauthorized("token names no known player")
-    return player
+    return {**player, **devices_answer(await sessions.devices(pool, call.player))}
+
+
+@endpoints.route(
+    "PATCH",
+    "/v1/players/me",
+    summary=(
+        "Rename yourself; your tag stays. Naturally idempotent: the same name again gives the"
+        " same answer"
+    ),
+    body=Rename,
+    response=Me,
+    errors=(400, 401, 413, 415, 422, 429),
+)
+async def rename(call: Call) -> Me:
+    body: Rename = call.body
+    pool = call.request.app[POOL]
+    player = await players.rename(pool, call.player, body.name)
+    if player is None:
+        raise unauthorized("token names no known player")
+    return {**player, **devices_answer(await sessions.devices(pool, call.player))}

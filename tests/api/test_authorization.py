@@ -36,8 +36,11 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", "/v1/matches/{match}/replay", None),
     ("POST", "/v1/matches/{match}/resign", {}),
     ("PUT", "/v1/matches/{match}/preferences", {"preferences": {"auto_pass": True}}),
+    ("DELETE", "/v1/auth/devices/{device}", None),
 ]
-CALLERS = ["none", "expired", "forged", "other", "ops"]
+CALLERS = ["none", "expired", "forged", "revoked", "deleted", "other", "ops"]
+# Tokens no route accepts, whoever they were issued to.
+DEAD = ("none", "expired", "forged", "revoked", "deleted", "ops")
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +49,16 @@ async def owned(api: Api) -> dict[str, Any]:
     owner_id, owner = await api.new_player("owner")
     _, opponent = await api.new_player("opponent")
     _, other = await api.new_player("other")
+    # A second session of the owner's, signed out: its token is refused, the first is not.
+    device = {"device_id": f"owner-device-{uuid.uuid4().hex}"}
+    linked = await api.post("/v1/auth/device/link", device, token=owner)
+    fingerprint = linked.body["devices"][0]["fingerprint"]
+    second = (await api.post("/v1/auth/device", device)).body["access_token"]
+    await api.post("/v1/auth/logout", {}, token=second)
+    # A player who deleted its account: its token names no one.
+    _, gone = await api.new_player("gone")
+    deleted = await api.call("DELETE", "/v1/players/me", {}, token=gone)
+    assert deleted.status == 200, deleted.body
     run = (await api.post("/v1/runs", {}, token=owner)).body
     run = await spend_gold(api, owner, run)
     turn = (await api.post(f"/v1/runs/{run['run_id']}/end-turn", {"round": 1}, token=owner)).body
@@ -53,9 +66,16 @@ async def owned(api: Api) -> dict[str, Any]:
     match = (await api.post("/v1/matches", body, token=owner)).body
     await api.post(f"/v1/matches/{match['match_id']}/join", {"loadout": DECK}, token=opponent)
     return {
-        "ids": {"run": run["run_id"], "battle": turn["battle_id"], "match": match["match_id"]},
+        "ids": {
+            "run": run["run_id"],
+            "battle": turn["battle_id"],
+            "match": match["match_id"],
+            "device": fingerprint,
+        },
         "tokens": {
             "owner": owner,
+            "revoked": second,
+            "deleted": gone,
             "other": other,
             "expired": issue_token(TEST_SECRET, uuid.UUID(owner_id), -10),
             "forged": issue_token("another-secret-of-thirty-two-bytes!!", uuid.UUID(owner_id), 60),
@@ -75,11 +95,11 @@ async def test_only_the_owner_or_a_seated_player_may_act_and_strangers_see_nothi
 ) -> None:
     url = path.format(**owned["ids"])
     answer = await api.call(method, url, body, token=_token(owned, caller))
-    if caller in ("none", "expired", "forged", "ops"):
+    if caller in DEAD:
         # The ops token is no player's token: it opens /v1/ops only.
         assert (answer.status, answer.error_code) == (401, "unauthorized"), answer.body
         return
-    if "/runs/" in path or "/battles/" in path:
+    if "/runs/" in path or "/battles/" in path or "/devices/" in path:
         assert (answer.status, answer.error_code) == (404, "not_found")
     elif path.endswith(("/actions", "/resign", "/preferences")):
         assert (answer.status, answer.error_code) == (403, "not_seated")
@@ -104,6 +124,35 @@ async def test_the_owner_gets_an_answer_the_document_lists(
         method, path.format(**owned["ids"]), body, token=owned["tokens"]["owner"]
     )
     assert answer.status < 500, answer.body
+
+
+async def test_every_route_for_players_refuses_every_dead_token(
+    api: Api, owned: dict[str, Any]
+) -> None:
+    """Every route the document says takes a player's token, the new ones included, with
+    every kind of token that must not open it: a 401, before anything else is looked at."""
+    document = (await api.get("/v1/openapi.json")).body
+    routes = [
+        (method, path)
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if operation.get("security") == [{"bearer": []}]
+    ]
+    assert ("post", "/v1/auth/logout") in routes and ("patch", "/v1/players/me") in routes
+    ids = {**owned["ids"], "run_id": owned["ids"]["run"], "match_id": owned["ids"]["match"]}
+    for method, path in routes:
+        url = path.replace("{battle_id}", str(ids["battle"])).replace(
+            "{fingerprint}", ids["device"]
+        )
+        url = url.format(**ids)
+        for caller in DEAD:
+            answer = await api.call(method.upper(), url, {}, token=_token(owned, caller))
+            assert (answer.status, answer.error_code) == (401, "unauthorized"), (
+                method,
+                url,
+                caller,
+                answer.body,
+            )
 
 
 async def test_ops_endpoints_refuse_player_tokens_and_need_the_ops_token(

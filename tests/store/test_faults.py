@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -257,3 +259,55 @@ async def test_healthz_turns_503_when_the_supervisor_cannot_bring_the_database_b
         conf.write_text(good)
     assert health is not None and (health.status, health.error_code) == (503, "database_lost")
     assert ready.status == 503
+
+
+async def test_sign_ins_and_refreshes_under_cuts_lose_no_answered_session(
+    proxied: tuple[Api, FaultProxy, str],
+) -> None:
+    """Clients sign in with their device and refresh again and again while connections are
+    cut; each retries a refused request as the docs say (a 503 or an unknown outcome: the same
+    request again). Afterwards every session a client was answered still refreshes, and every
+    device still signs in the one player it made."""
+    api, proxy, _ = proxied
+    answers: dict[int, int] = {}
+    devices = [f"fault-device-{i:02d}-{uuid.uuid4().hex}" for i in range(PLAYERS)]
+
+    async def until_answered(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        for _ in range(200):
+            answer = await api.post(path, body)
+            answers[answer.status] = answers.get(answer.status, 0) + 1
+            if answer.status in (200, 201):
+                return dict(answer.body)
+            assert answer.status == 503, answer.body
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{path} never answered")
+
+    async def client(device: str) -> tuple[str, dict[str, Any]]:
+        signed = await until_answered("/v1/auth/device", {"device_id": device})
+        player = signed["player_id"]
+        deadline = time.monotonic() + SECONDS
+        while time.monotonic() < deadline:
+            body = {"refresh_token": signed["refresh_token"]}
+            signed = await until_answered("/v1/auth/refresh", body)
+            assert signed["player_id"] == player
+        return player, signed
+
+    async def cut_repeatedly() -> None:
+        await asyncio.sleep(0.3)
+        for _ in range(10):
+            proxy.cut()
+            await asyncio.sleep(0.3)
+
+    results, _ = await asyncio.gather(
+        asyncio.gather(*(client(d) for d in devices)), cut_repeatedly()
+    )
+    await recovery_seconds(api)
+    print(f"\nsign-ins and refreshes under 10 cuts: answers {dict(sorted(answers.items()))}")
+    assert answers.get(503, 0) > 0, "the cuts reached no request"
+    for device, (player, last) in zip(devices, results, strict=True):
+        again = await api.post("/v1/auth/refresh", {"refresh_token": last["refresh_token"]})
+        assert again.status == 200, again.body
+        me = await api.get("/v1/players/me", token=again.body["access_token"])
+        assert me.body["player_id"] == player
+        signed_in = await api.post("/v1/auth/device", {"device_id": device})
+        assert (signed_in.status, signed_in.body["player_id"]) == (200, player)
