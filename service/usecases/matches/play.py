@@ -204,6 +204,30 @@ def refused(exc: IllegalAction) -> Illegal:
     return Illegal(exc.reason, {"reason": exc.code, **exc.details}, code="illegal_action")
 
 
+async def resign_seat(conn: asyncpg.Connection, player_id: UUID, match_id: UUID) -> ActionDone:
+    """Give up the player's seat, the match locked until the transaction ends: by the game's
+    rule in an active match; a waiting one frees it."""
+    row, seats, seat = await _seated(conn, player_id, match_id)
+    progress = Progress.of(row, seats)
+    if row.status == "waiting":
+        await store.leave_seat(conn, match_id, seat)
+        seats[seat] = SeatRow(seat, None, False)
+        progress.emit([Event("seat_left", {"seat": seat})])
+        # A player's match left with no player expires; an operator's waits for its
+        # players until it is due (a lesson is not ended by one who leaves it).
+        if row.created_by is not None and all(s.player_id is None for s in seats):
+            progress.expire()
+        await progress.save(conn, False)
+        return action_done(progress, seat)
+    _refuse_inactive(row)
+    try:
+        progress.resign(seat)
+    except GameError as exc:
+        raise Illegal(exc.reason, code="cannot_resign") from exc
+    await progress.save(conn, progress.run_bots())
+    return action_done(progress, seat)
+
+
 async def resign(
     pool: asyncpg.Pool, player_id: UUID, match_id: UUID, *, idempotency_key: str | None
 ) -> ActionDone:
@@ -211,25 +235,7 @@ async def resign(
     async with transaction(pool) as conn:
 
         async def write() -> ActionDone:
-            row, seats, seat = await _seated(conn, player_id, match_id)
-            progress = Progress.of(row, seats)
-            if row.status == "waiting":
-                await store.leave_seat(conn, match_id, seat)
-                seats[seat] = SeatRow(seat, None, False)
-                progress.emit([Event("seat_left", {"seat": seat})])
-                # A player's match left with no player expires; an operator's waits for its
-                # players until it is due (a lesson is not ended by one who leaves it).
-                if row.created_by is not None and all(s.player_id is None for s in seats):
-                    progress.expire()
-                await progress.save(conn, False)
-                return action_done(progress, seat)
-            _refuse_inactive(row)
-            try:
-                progress.resign(seat)
-            except GameError as exc:
-                raise Illegal(exc.reason, code="cannot_resign") from exc
-            await progress.save(conn, progress.run_bots())
-            return action_done(progress, seat)
+            return await resign_seat(conn, player_id, match_id)
 
         return await idempotency.write_once(
             conn, player_id, idempotency_key, f"match-resign:{match_id}", {}, write

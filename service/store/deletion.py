@@ -1,0 +1,99 @@
+"""Deleting a player (docs/api.md#deleting-an-account): what it still holds, and forgetting who
+it was.
+
+The player's row stays, without a name: runs, snapshots, battles and matches that other players
+rely on point at it. Locks are taken in the order every other write takes them, a match or a
+run before the player's row, so that a deletion never waits in a cycle with them.
+"""
+
+from dataclasses import dataclass
+from uuid import UUID
+
+import asyncpg
+
+
+async def live_refresh(conn: asyncpg.Connection, player_id: UUID, refresh_hash: bytes) -> bool:
+    """Whether the refresh token is the player's, unused, unexpired, of a live session."""
+    found: bool = await conn.fetchval(
+        """
+        SELECT EXISTS (
+            SELECT 1 FROM refresh_tokens r JOIN sessions s USING (session_id)
+             WHERE r.token_hash = $1 AND s.player_id = $2 AND s.revoked_at IS NULL
+               AND r.used_at IS NULL AND r.expires_at > now())
+        """,
+        refresh_hash,
+        player_id,
+    )
+    return found
+
+
+async def seated_matches(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
+    """The waiting and active matches where the player holds a seat, read without a lock (each
+    is locked as it is left), in id order."""
+    rows = await conn.fetch(
+        """
+        SELECT m.match_id FROM match_seats s JOIN matches m USING (match_id)
+         WHERE s.player_id = $1 AND m.status IN ('waiting', 'active')
+         ORDER BY m.match_id
+        """,
+        player_id,
+    )
+    return [row["match_id"] for row in rows]
+
+
+@dataclass(frozen=True)
+class OpenRun:
+    run_id: UUID
+    ruleset: str
+    rating_change: float
+
+
+async def lock_open_runs(conn: asyncpg.Connection, player_id: UUID) -> list[OpenRun]:
+    """The player's open runs, locked until the transaction ends, in id order; a move being
+    made on one is waited for."""
+    rows = await conn.fetch(
+        """
+        SELECT run_id, ruleset, rating_change FROM runs
+         WHERE player_id = $1 AND status = 'shopping'
+         ORDER BY run_id
+           FOR UPDATE
+        """,
+        player_id,
+    )
+    return [OpenRun(r["run_id"], r["ruleset"], r["rating_change"]) for r in rows]
+
+
+async def anonymise(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
+    """Forget the player's name, devices and refresh tokens, and revoke its sessions; the
+    sessions this revoked. Its access tokens are refused: those from before sessions by
+    `tokens_after`, the others by their session's `revoked_at`. Done again, it changes nothing
+    but `tokens_after`.
+
+    The player leaves the leaderboard's counts as `deleted_at` is set (schema.sql
+    count_ratings). `tokens_after` is the clock at this statement, not the transaction's start,
+    so that it is later than every token issued while the deletion ran."""
+    await conn.execute(
+        """
+        UPDATE players SET name = NULL, deleted_at = coalesce(deleted_at, now()),
+               tokens_after = clock_timestamp()
+         WHERE player_id = $1
+        """,
+        player_id,
+    )
+    await conn.execute("DELETE FROM devices WHERE player_id = $1", player_id)
+    # Refresh tokens before their sessions, the order a refresh locks them in.
+    await conn.execute(
+        """
+        DELETE FROM refresh_tokens r USING sessions s
+         WHERE r.session_id = s.session_id AND s.player_id = $1
+        """,
+        player_id,
+    )
+    revoked = await conn.fetch(
+        """
+        UPDATE sessions SET revoked_at = now() WHERE player_id = $1 AND revoked_at IS NULL
+        RETURNING session_id
+        """,
+        player_id,
+    )
+    return [row["session_id"] for row in revoked]
