@@ -126,7 +126,7 @@ def _row_keys() -> list[str]:
     ]
 
 
-def _cells(sizes: Sizes, workers: int) -> list[Cell]:
+def _cells(sizes: Sizes, workers: int, data_dir: Path) -> list[Cell]:
     clients = sizes.clients if workers == 1 else (sizes.scaled_clients,)
     cells = []
     for fmt in FORMATS:
@@ -142,6 +142,11 @@ def _cells(sizes: Sizes, workers: int) -> list[Cell]:
                     "corpus": sizes.corpus,
                 }
                 cells.append(Cell(f"{label} {fmt}", workers, spec, []))
+            if workers == 1 and concurrency == sizes.scaled_clients:
+                # The same battles with a token from before sessions (no `sid`), signed with
+                # the service's key: what a session's access token costs against it.
+                spec = {**cells[-2].spec, "sessionless_key_file": str(data_dir / "secret_key")}
+                cells.append(Cell(f"simulate-sessionless {fmt}", workers, spec, []))
     return cells
 
 
@@ -213,13 +218,13 @@ class Measured:
     peaks: list[float]
 
 
-def _worker_cells(sizes: Sizes, workers: int) -> tuple[list[Cell], list[Cell]]:
+def _worker_cells(sizes: Sizes, workers: int, data_dir: Path) -> tuple[list[Cell], list[Cell]]:
     """The simulate/floor cells and the loops measured on the service with `workers`."""
     turns = _turn_cells(sizes, sizes.pool, workers)
     if workers > 1:
         # With two workers, the end-turn client of the fewest requests.
         turns = [cell for cell in turns if cell.spec["buys"] == "in-turn"]
-    return _cells(sizes, workers), [*turns, *_match_cells(sizes, workers)]
+    return _cells(sizes, workers, data_dir), [*turns, *_match_cells(sizes, workers)]
 
 
 def _round_order(one: list[Cell], two: list[Cell]) -> list[tuple[int, Cell]]:
@@ -243,7 +248,7 @@ def _serve_and_measure(data_dir: Path, sizes: Sizes) -> dict[int, Measured]:
     machine spreads over all the figures instead of skewing one; the idle service meanwhile
     only runs its timers and hears the other's match notifications.
     """
-    measured = {w: Measured(*_worker_cells(sizes, w), []) for w in (1, 2)}
+    measured = {w: Measured(*_worker_cells(sizes, w, data_dir), []) for w in (1, 2)}
     order = _round_order(
         [*measured[1].cells, *measured[1].loops], [*measured[2].cells, *measured[2].loops]
     )
@@ -345,12 +350,21 @@ def run(
                     engine_us = _engine_in_server(cell)
                     if engine_us is not None:
                         extra["note"] = f"engine {engine_us:.0f} us in the server"
-                    if workers == 1 and concurrency == sizes.scaled_clients:
+                    if cell.label.startswith("simulate-sessionless"):
+                        mine = next(
+                            c
+                            for c in measured.cells
+                            if c.label == f"simulate {fmt}" and c.spec["concurrency"] == concurrency
+                        )
+                        cost = mine.median("server_us") / cell.median("server_us")
+                        note = f"a session's access token costs {cost:.2f}x this"
+                        extra["note"] = "; ".join(filter(None, (extra.get("note"), note)))
+                    elif workers == 1 and concurrency == sizes.scaled_clients:
                         figures.request_us[fmt] = cell.median("server_us")
                         figures.floor_us[fmt] = floor.median("server_us")
                         if engine_us is not None:
                             figures.engine_in_server_us[fmt] = engine_us
-                if concurrency == sizes.scaled_clients:
+                if concurrency == sizes.scaled_clients and "sessionless" not in cell.label:
                     key = cell.label
                     if workers == 1:
                         one_worker[key] = cell.median("rate")

@@ -22,7 +22,9 @@ import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
+from uuid import UUID
 
 import aiohttp
 import msgpack
@@ -33,6 +35,7 @@ from bench import socket_client
 from bench.engine import corpus
 from bench.socket_client import SocketClient
 from bench.table import percentile
+from service.api.auth import issue_token
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 
 JSON = "application/json"
@@ -101,10 +104,18 @@ def _json(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
-async def _player(session: aiohttp.ClientSession, base: str, name: str) -> str:
+async def _player(
+    session: aiohttp.ClientSession, base: str, name: str, sessionless_key_file: str | None = None
+) -> str:
+    """A new player's access token; with a key file, a token from before sessions instead,
+    signed with that key, for the same player."""
     async with session.post(f"{base}/v1/players", json={"name": name}) as answer:
         answer.raise_for_status()
-        token: str = (await answer.json())["token"]
+        signed = await answer.json()
+    if sessionless_key_file is not None:
+        key = await asyncio.to_thread(Path(sessionless_key_file).read_text)
+        return issue_token(key.strip(), UUID(signed["player_id"]), 3600)
+    token: str = signed["access_token"]
     return token
 
 
@@ -219,7 +230,7 @@ def _request(method: str, host: str, path: str, media: str, token: str, body: by
 async def _simulate(session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally) -> None:
     """Every client sends the next battle of the corpus, answer after answer."""
     host = URL(spec["base_url"]).raw_authority
-    token = await _player(session, spec["base_url"], "bench")
+    token = await _player(session, spec["base_url"], "bench", spec.get("sessionless_key_file"))
     media = MSGPACK if spec["format"] == "msgpack" else JSON
     requests = [
         _request("POST", host, spec["path"], media, token, body)

@@ -13,6 +13,7 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
             assert (f"simulate {fmt}", "1", clients) in figures
             assert (f"floor {fmt}", "1", clients) in figures
         assert (f"simulate {fmt}", "2", "4") in figures
+        assert (f"simulate-sessionless {fmt}", "1", "4") in figures
     assert ("end-turn (HTTP)", "1", "4") in figures
     assert ("end-turn, fitting buys", "1", "4") in figures
     assert ("end-turn, one request", "1", "4") in figures
@@ -35,6 +36,8 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
     in_server = [float(row["note"].split()[1]) for row in simulate]
     assert all(row["note"].startswith("engine ") for row in simulate) and min(in_server) > 0
     assert all(row["note"].endswith("x 1 worker") for row in simulate if row["workers"] == "2")
+    sessionless = [row for row in simulate if row["figure"].startswith("simulate-sessionless")]
+    assert all("a session's access token costs" in row["note"] for row in sessionless)
     # Each target is checked against this run's own figures.
     assert [line[""] in ("met", "missed") for line in checked] == [True] * len(checked)
     assert sum("end-turn" in line["target"] for line in checked) == 4
