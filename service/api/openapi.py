@@ -167,7 +167,17 @@ def build_document(
         "components": {
             "schemas": dict(sorted({**_schemas(endpoints), **(extra_schemas or {})}.items())),
             "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": (
+                        "An access token from a sign-in (POST /v1/auth/device, /v1/players) or"
+                        " a refresh (POST /v1/auth/refresh), accepted for its `expires_in`"
+                        " seconds unless its session is signed out; on a 401, refresh, then"
+                        " sign in again. See docs/api.md#players-and-sessions."
+                    ),
+                },
                 "opsToken": {"type": "apiKey", "in": "header", "name": OPS_HEADER},
             },
         },

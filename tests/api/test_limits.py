@@ -309,3 +309,34 @@ async def test_a_new_token_simulates_a_battle_while_the_database_is_down(
     assert answer.status == 200, answer.body
     # The ops door is not held open by an outage.
     assert (ops.status, ops.error_code) == (503, "unavailable")
+
+
+async def test_refused_refreshes_count_against_the_address_and_device_sign_ins_as_registrations(
+    settings: Settings, fresh_database_url: str
+) -> None:
+    async with instances(
+        settings,
+        fresh_database_url,
+        2,
+        auth_failures_per_address_per_minute=3,
+        registrations_per_address_per_hour=2,
+    ) as (one, two):
+        made = [
+            await api.post("/v1/auth/device", {"device_id": f"new-device-number-{n:04d}"})
+            for n, api in enumerate((one, two, one))
+        ]
+        known = await two.post("/v1/auth/device", {"device_id": "new-device-number-0000"})
+        guesses = [
+            await api.post("/v1/auth/refresh", {"refresh_token": f"guess-{n}"})
+            for n, api in enumerate((one, two, one, two))
+        ]
+        # Once the address has no failure left, a sign-in is refused before it is checked.
+        after = await one.post("/v1/auth/device", {"device_id": "new-device-number-0000"})
+    assert [g.status for g in guesses[:3]] == [401, 401, 401]
+    assert_refused(guesses[3], "auth_failures_per_address_per_minute")
+    # A new device makes a player: the third from one address this hour is refused; a device
+    # that signs in its player already is no registration.
+    assert [m.status for m in made[:2]] == [201, 201]
+    assert_refused(made[2], "registrations_per_address_per_hour")
+    assert known.status == 200
+    assert_refused(after, "auth_failures_per_address_per_minute")

@@ -42,6 +42,11 @@ async def test_openapi_schemas_come_from_the_request_models(api: Api) -> None:
     )
     me = document["paths"]["/v1/players/me"]["get"]
     assert me["security"] == [{"bearer": []}]
+    bearer = document["components"]["securitySchemes"]["bearer"]
+    assert "/v1/auth/refresh" in bearer["description"]
+    for path in ("/v1/auth/device", "/v1/auth/refresh", "/v1/auth/logout"):
+        assert "post" in document["paths"][path]
+    assert "security" not in document["paths"]["/v1/auth/refresh"]["post"]
     refs = re.findall(r'"\$ref": "#/components/schemas/(\w+)"', str(document).replace("'", '"'))
     assert set(refs) <= set(document["components"]["schemas"])
 
