@@ -1,11 +1,15 @@
 """Operator endpoints, guarded by the ops token."""
 
+from typing import Annotated
+
+from pydantic import Field
 from typing_extensions import TypedDict
 
-from service.api.endpoints import Call, Endpoints
+from service.api.endpoints import Body, Call, Endpoints
 from service.api.keys import POOL, SETTINGS
 from service.api.matches import MatchSpec
-from service.usecases import ops
+from service.config import SEASON_NAME
+from service.usecases import game_ratings, ops
 from service.usecases.matches import answers, lobby
 
 endpoints = Endpoints("ops")
@@ -70,3 +74,27 @@ async def create_match(call: Call) -> answers.Joined:
     body: MatchSpec = call.body
     new = body.new_match(call.request.app[SETTINGS])
     return await lobby.create_for_operator(call.request.app[POOL], new)
+
+
+class NewSeason(Body):
+    name: Annotated[str, Field(pattern=SEASON_NAME, description="the season's name: 2027-01")]
+
+
+@endpoints.route(
+    "POST",
+    "/v1/ops/seasons",
+    summary=(
+        "Start a new season now: the turn-based games' ratings count in it from now on, each"
+        " player's starting from a soft reset of its previous season's; 409 season_exists if"
+        " the name was used. Past seasons stay readable (docs/api.md#ratings-per-game-and-season)"
+    ),
+    auth="ops",
+    body=NewSeason,
+    response=game_ratings.Season,
+    status=201,
+    rate_limited=False,
+    errors=(400, 401, 403, 409, 413, 415, 422),
+)
+async def new_season(call: Call) -> game_ratings.Season:
+    body: NewSeason = call.body
+    return await game_ratings.new_season(call.request.app[POOL], body.name)

@@ -9,7 +9,7 @@ from service.api.endpoints import Body, Call, Endpoints
 from service.api.errors import unauthorized
 from service.api.keys import POOL, SETTINGS, SHARED_LIMITS
 from service.api.sessions import Device, Session, devices_answer, session_answer
-from service.usecases import names, players, sessions
+from service.usecases import game_ratings, names, players, sessions
 
 endpoints = Endpoints("players")
 
@@ -41,6 +41,10 @@ class PlayerCreated(Session):
 class Me(players.Player):
     devices: Annotated[
         list[Device], Field(description="the device ids that sign you in, by fingerprint")
+    ]
+    ratings: Annotated[
+        list[game_ratings.Rating],
+        Field(description="your rating per turn-based game this season, where you have one"),
     ]
 
 
@@ -89,7 +93,12 @@ async def me(call: Call) -> Me:
     player = await players.find(pool, call.player)
     if player is None:
         raise unauthorized("token names no known player")
-    return {**player, **devices_answer(await sessions.devices(pool, call.player))}
+    ratings = await game_ratings.of_player(pool, call.player)
+    return {
+        **player,
+        **devices_answer(await sessions.devices(pool, call.player)),
+        "ratings": ratings,
+    }
 
 
 @endpoints.route(
@@ -109,4 +118,9 @@ async def rename(call: Call) -> Me:
     player = await players.rename(pool, call.player, body.name)
     if player is None:
         raise unauthorized("token names no known player")
-    return {**player, **devices_answer(await sessions.devices(pool, call.player))}
+    ratings = await game_ratings.of_player(pool, call.player)
+    return {
+        **player,
+        **devices_answer(await sessions.devices(pool, call.player)),
+        "ratings": ratings,
+    }

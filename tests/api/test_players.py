@@ -40,6 +40,7 @@ async def test_register_then_read_me_with_the_token(api: Api, fmt: str) -> None:
         "handle": f"Ana#{tag}",
         "rating": 1000,
         "devices": [],
+        "ratings": [],
     }
 
 
@@ -116,6 +117,7 @@ async def test_rename_keeps_the_tag_and_shows_everywhere(api: Api, fmt: str) -> 
         "handle": f"Bea#{tag}",
         "rating": 1000,
         "devices": [],
+        "ratings": [],
     }
     assert renamed.body == expected
     assert (await api.get("/v1/players/me", token=token)).body == expected

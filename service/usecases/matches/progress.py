@@ -23,6 +23,7 @@ from service.runtime import metrics
 from service.store import matches as store
 from service.store.idempotency import AnswerToKeep
 from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
+from service.usecases import game_ratings
 
 # Bot moves applied in one transaction; the sweeper plays the rest.
 MAX_BOT_ACTIONS = 50
@@ -219,7 +220,14 @@ class Progress:
         read (and keep `to_keep` under `player_id`): the changes stored, or None when it has
         moved."""
         changes = self.changes(bots_pending)
-        if not await store.save(conn, self.row, changes, player_id, to_keep):
+        if self.row.status != FINISHED and self.status == FINISHED:
+            # The match's end and its ratings are stored together or not at all: a match read
+            # as finished is never rated again.
+            async with game_ratings.one_transaction(conn):
+                if not await store.save(conn, self.row, changes, player_id, to_keep):
+                    return None
+                await game_ratings.rate_finished(conn, self.row.game, changes.outcome, self.seats)
+        elif not await store.save(conn, self.row, changes, player_id, to_keep):
             return None
         self._count_actions()
         return changes
