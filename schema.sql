@@ -724,3 +724,55 @@ CREATE TABLE IF NOT EXISTS refresh_tokens (
     successor  bytea
 );
 CREATE INDEX IF NOT EXISTS refresh_tokens_session_idx ON refresh_tokens (session_id);
+
+-- Ratings of the turn-based games (docs/api.md#ratings-per-game-and-season): one row per
+-- player, game and season, written in the transaction that stores the match's end. A season
+-- is a named period; the current one is the latest started. `ordinal` (mu - 3 sigma) is the
+-- rating shown and the leaderboard's order.
+CREATE TABLE IF NOT EXISTS seasons (
+    name       text PRIMARY KEY,
+    started_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS seasons_started_idx ON seasons (started_at DESC, name DESC);
+
+CREATE TABLE IF NOT EXISTS game_ratings (
+    player_id  uuid NOT NULL REFERENCES players (player_id),
+    game       text NOT NULL,
+    season     text NOT NULL REFERENCES seasons (name),
+    mu         float8 NOT NULL,
+    sigma      float8 NOT NULL,
+    ordinal    float8 GENERATED ALWAYS AS (mu - 3 * sigma) STORED,
+    matches    integer NOT NULL DEFAULT 0,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (game, season, player_id)
+);
+CREATE INDEX IF NOT EXISTS game_ratings_board_idx
+    ON game_ratings (game, season, ordinal DESC, player_id);
+CREATE INDEX IF NOT EXISTS game_ratings_player_idx ON game_ratings (player_id, season);
+
+-- The matchmaking queue (docs/api.md#play-now-the-matchmaking-queue): a ticket waits, searching,
+-- until the matcher seats its player in a match (matched) or the player cancels it. Options and
+-- loadout are kept as the rules normalised them, so equal requests land in one bucket. `rating`
+-- is the player's rating for the game when the ticket was queued, which the matcher compares.
+CREATE TABLE IF NOT EXISTS match_tickets (
+    ticket_id  uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    player_id  uuid NOT NULL REFERENCES players (player_id),
+    game       text NOT NULL,
+    ruleset    text NOT NULL,
+    seats      integer NOT NULL,
+    options    jsonb NOT NULL,
+    loadout    jsonb NOT NULL,
+    rating     float8 NOT NULL,
+    status     text NOT NULL DEFAULT 'searching'
+               CHECK (status IN ('searching', 'matched', 'cancelled')),
+    match_id   uuid REFERENCES matches (match_id),
+    seat       integer,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    matched_at timestamptz
+);
+-- One searching ticket per player and game.
+CREATE UNIQUE INDEX IF NOT EXISTS match_tickets_searching_idx ON match_tickets (player_id, game)
+    WHERE status = 'searching';
+-- What the matcher claims: one bucket's searching tickets, oldest first.
+CREATE INDEX IF NOT EXISTS match_tickets_queue_idx
+    ON match_tickets (game, ruleset, seats, created_at) WHERE status = 'searching';

@@ -26,6 +26,7 @@ from service.api import (
     leaderboard,
     match_socket,
     matches,
+    matchmaking,
     metrics,
     ops,
     players,
@@ -55,12 +56,13 @@ from service.runtime.metrics import sample_pool
 from service.store.database import apply_schema, create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
 from service.store.partitions import keep_ahead
-from service.usecases import catalogue, game_catalogues
+from service.usecases import catalogue, game_catalogues, game_ratings
 from service.usecases import sessions as session_usecases
 from service.usecases.idle_runs import run_idle_sweeper
 from service.usecases.matches import answers, lobby
 from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.sweeper import Retention, run_sweeper
+from service.usecases.matchmaking import run_matcher
 from service.usecases.periodic import every
 
 log = structlog.get_logger("service.app")
@@ -78,6 +80,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     ops.endpoints,
     metrics.endpoints,
     matches.endpoints,
+    matchmaking.endpoints,
     match_socket.endpoints,
     dashboard.endpoints,
     watch.endpoints,
@@ -100,6 +103,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
                 settings.db_statement_cache_size,
             )
             await apply_schema(pool)
+            await game_ratings.start_season(pool, settings.season)
             break
         except Exception as exc:
             if not is_unavailable(exc) or attempt == STARTUP_ATTEMPTS:
@@ -169,6 +173,14 @@ async def _idle_runs(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _matcher(app: web.Application) -> AsyncIterator[None]:
+    """The matchmaking queues matched on every instance (service/usecases/matchmaking.py)."""
+    settings = app[SETTINGS]
+    tuning = matchmaking.tuning(settings)
+    async with _running(run_matcher(app[POOL], tuning, settings.matchmaking_interval_seconds)):
+        yield
+
+
 async def _rate_limits(app: web.Application) -> AsyncIterator[None]:
     """This process's per-request limits kept in step with the other processes', on every
     instance (service/api/ratelimit.py)."""
@@ -229,7 +241,7 @@ def create_app(settings: Settings) -> web.Application:
     register(app, tables)
     app.on_response_prepare.append(tag_instance)
     app.cleanup_ctx.extend(
-        [_database, _pool_gauges, _match_push, _sweeper, _idle_runs, _partitions]
+        [_database, _pool_gauges, _match_push, _sweeper, _idle_runs, _matcher, _partitions]
     )
     app.cleanup_ctx.extend([_rate_limits, _revocations])
     # Open WebSockets would hold the server open until the shutdown timeout: close them

@@ -2,6 +2,7 @@
 
 import ipaddress
 import os
+import re
 import secrets
 import socket
 from collections.abc import Mapping
@@ -95,6 +96,16 @@ def _networks(env: Mapping[str, str], name: str) -> tuple[IPNetwork, ...]:
     return tuple(networks)
 
 
+# A season's name: a short word that reads well in a URL (2026-12, spring-2027).
+SEASON_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$"
+
+
+def _season(name: str) -> str:
+    if re.fullmatch(SEASON_NAME, name) is None:
+        raise ConfigError(f"SEASON must match {SEASON_NAME}, got {name!r}")
+    return name
+
+
 def _kept_secret(data_dir: Path, filename: str) -> str:
     """A random secret created once under the data directory and reused on later starts."""
     path = data_dir / filename
@@ -160,6 +171,9 @@ class Settings:
     rated_ghost_min_age_seconds: int = 3 * 24 * 3600
     rated_ghost_min_runs: int = 3
     rated_ghost_repeat_seconds: int = 24 * 3600
+    # The season the turn-based games' ratings count in, started at start-up if new
+    # (docs/api.md#ratings-per-game-and-season); a later one the operator starts takes over.
+    season: str = "2026-12"
     # -- sessions (docs/api.md#players-and-sessions) --
     access_token_ttl_seconds: int = 3600
     refresh_token_ttl_seconds: int = 90 * 24 * 3600
@@ -193,6 +207,15 @@ class Settings:
     match_events_retention_seconds: float = 7 * 24 * 3600.0
     # Rows one statement of those sweeps may delete.
     sweep_batch_rows: int = 1000
+    # -- matchmaking (docs/api.md#play-now-the-matchmaking-queue) --
+    # Ratings (mu) matched together lie within this band of the longest-waiting ticket's, and
+    # the band widens by the growth for every second that ticket has waited.
+    matchmaking_band: float = 3.0
+    matchmaking_band_growth_per_second: float = 0.5
+    # A ticket still searching after this long is completed with bots.
+    matchmaking_bot_after_seconds: float = 20.0
+    # How often each instance runs the matcher over every queue.
+    matchmaking_interval_seconds: float = 0.5
 
     @property
     def pgdata(self) -> Path:
@@ -244,6 +267,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rated_ghost_min_age_seconds=_int(env, "RATED_GHOST_MIN_AGE_SECONDS", 3 * 24 * 3600),
         rated_ghost_min_runs=_int(env, "RATED_GHOST_MIN_RUNS", 3),
         rated_ghost_repeat_seconds=_int(env, "RATED_GHOST_REPEAT_SECONDS", 24 * 3600),
+        season=_season(env.get("SEASON") or "2026-12"),
         # -- sessions --
         access_token_ttl_seconds=_int(env, "ACCESS_TOKEN_TTL_SECONDS", 3600, minimum=1),
         refresh_token_ttl_seconds=_int(env, "REFRESH_TOKEN_TTL_SECONDS", 90 * 24 * 3600, minimum=1),
@@ -281,4 +305,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             env, "MATCH_EVENTS_RETENTION_SECONDS", 7 * 24 * 3600.0
         ),
         sweep_batch_rows=_int(env, "SWEEP_BATCH_ROWS", 1000, minimum=1),
+        # -- matchmaking --
+        matchmaking_band=_float(env, "MATCHMAKING_BAND", 3.0),
+        matchmaking_band_growth_per_second=_float(env, "MATCHMAKING_BAND_GROWTH_PER_SECOND", 0.5),
+        matchmaking_bot_after_seconds=_float(env, "MATCHMAKING_BOT_AFTER_SECONDS", 20.0),
+        matchmaking_interval_seconds=_float(env, "MATCHMAKING_INTERVAL_SECONDS", 0.5),
     )

@@ -63,6 +63,18 @@ async def lock_open_runs(conn: asyncpg.Connection, player_id: UUID) -> list[Open
     return [OpenRun(r["run_id"], r["ruleset"], r["rating_change"]) for r in rows]
 
 
+async def cancel_tickets(conn: asyncpg.Connection, player_id: UUID) -> None:
+    """Take the player out of the matchmaking queue. First of the deletion's writes: a matcher
+    holding one of its tickets is waited for, and the match it made is then seen and left."""
+    await conn.execute(
+        """
+        UPDATE match_tickets SET status = 'cancelled'
+         WHERE player_id = $1 AND status = 'searching'
+        """,
+        player_id,
+    )
+
+
 async def anonymise(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
     """Forget the player's name, devices and refresh tokens, and revoke its sessions; the
     sessions this revoked. Its access tokens are refused: those from before sessions by

@@ -5,6 +5,7 @@ the same request can be sent again; once it commits, every token of the player i
 a repeat is a 401. In order, each step taking its locks as every other write does (a match or
 a run before the player's row):
 
+0. its tickets in the matchmaking queue are cancelled;
 1. every match where the player holds a seat: an active one is resigned by the game's rule
    (its opponent wins, or the others play on), a waiting one is left (`play.resign_seat`);
 2. every open run ends as an abandoned run ends, settling its rating (`idle_runs.ending`);
@@ -102,6 +103,7 @@ async def delete_player(
     the request came with, in seconds."""
     async with transaction(pool) as conn:
         await _refuse_stale(conn, player_id, signed_in_ago, refresh_token)
+        await store.cancel_tickets(conn, player_id)
         resigned, left = await _leave_matches(conn, player_id)
         ended = await _end_runs(conn, player_id)
         revoked = await store.anonymise(conn, player_id)

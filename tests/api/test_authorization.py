@@ -140,6 +140,8 @@ async def test_every_route_for_players_refuses_every_dead_token(
     ]
     assert ("post", "/v1/auth/logout") in routes and ("patch", "/v1/players/me") in routes
     ids = {**owned["ids"], "run_id": owned["ids"]["run"], "match_id": owned["ids"]["match"]}
+    # No ticket is needed: a dead token is refused before the path is read.
+    ids["ticket_id"] = owned["ids"]["match"]
     for method, path in routes:
         url = path.replace("{battle_id}", str(ids["battle"])).replace(
             "{fingerprint}", ids["device"]

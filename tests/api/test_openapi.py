@@ -129,4 +129,8 @@ async def test_every_write_that_takes_an_idempotency_key_documents_it(api: Api) 
     matches = {f"/v1/matches/{{match_id}}/{m}" for m in ("join", "actions", "resign")}
     expected = {("post", p) for p in {"/v1/runs", "/v1/matches", *runs, *matches}}
     preferences = ("put", "/v1/matches/{match_id}/preferences")
-    assert keyed == expected | {("post", "/v1/runs/{run_id}/end-turn"), preferences}
+    tickets = {
+        ("post", "/v1/matchmaking/tickets"),
+        ("delete", "/v1/matchmaking/tickets/{ticket_id}"),
+    }
+    assert keyed == expected | {("post", "/v1/runs/{run_id}/end-turn"), preferences} | tickets

@@ -29,6 +29,7 @@ What one player may cost, and what only an operator may do:
 import base64
 import binascii
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple, cast
@@ -118,7 +119,7 @@ def notices(match: ListedMatch) -> list[str]:
     ]
 
 
-def _refuse_over_caps(held: store.HeldSeats, caps: Caps, waits: bool) -> None:
+def refuse_over_caps(held: store.HeldSeats, caps: Caps, waits: bool) -> None:
     """409 when one more seat, in a match that `waits` for players or not, breaks a cap."""
     open_matches = held.waiting + held.active
     if len(open_matches) >= caps.max_open:
@@ -165,31 +166,67 @@ def _checked(new: NewMatch) -> tuple[Game[Any], dict[str, Any]]:
     return game, resolved
 
 
+class PlayerMatch(NamedTuple):
+    """A player's match as the rules accept it: the game, the options resolved, the player's
+    seat (the first that is not a bot's) and its loadout as the rules normalise it."""
+
+    game: Game[Any]
+    options: dict[str, Any]
+    seat: int
+    loadout: Any
+
+
+def check_player_match(new: NewMatch, loadout: Any) -> PlayerMatch:
+    """Everything a player's match must pass before anything is stored; a refusal is a 422."""
+    game, resolved = _checked(new)
+    seat = next((s for s in range(new.seats) if s not in new.bots), None)
+    if seat is None:
+        raise Illegal(
+            "a match needs a seat for you: only an operator makes a match of bots alone",
+            {"bots": new.bots},
+            code="bots_only",
+        )
+    deal = _public_deal(game, resolved)
+    if deal is not None:
+        raise Illegal(
+            "a public deal reveals every hand and draw to anyone who knows it, and may be"
+            " chosen to favour a seat: only an operator makes a match with one",
+            {"option": PUBLIC_DEALS[game.id], "value": deal},
+            code="public_deal",
+        )
+    return PlayerMatch(game, resolved, seat, _loadout(game, loadout, resolved))
+
+
 class Creator(NamedTuple):
+    """A player seated as the match is made, with its checked loadout."""
+
     player_id: UUID
     seat: int
     loadout: Any
 
 
-async def _insert(
+async def insert(
     conn: asyncpg.Connection,
     new: NewMatch,
     game: Game[Any],
     resolved: dict[str, Any],
-    creator: Creator | None,
+    seated: Sequence[Creator],
 ) -> Joined:
-    """The match, with its bots and its creator (none for an operator's) seated; started at
-    once when no seat is left free."""
+    """The match, with its bots and the `seated` players (the creator; the players matchmaking
+    grouped; none for an operator's) in their seats; started at once when no seat is left free.
+    The first seated player is the match's creator, and its seat is the answer's."""
     seed = secrets.randbits(64)
+    players = {p.seat: p for p in seated}
     seat_rows = []
     for s in range(new.seats):
         if s in new.bots:
             bot = game.sample_loadout(bot_loadout_seed(seed, s), resolved)
             seat_rows.append(SeatRow(s, None, True, bot))
-        elif creator is not None and s == creator.seat:
-            seat_rows.append(SeatRow(s, creator.player_id, False, creator.loadout))
+        elif s in players:
+            seat_rows.append(SeatRow(s, players[s].player_id, False, players[s].loadout))
         else:
             seat_rows.append(SeatRow(s, None, False, None))
+    creator = seated[0] if seated else None
     match_id = await store.insert_match(
         conn,
         game=game.id,
@@ -224,23 +261,9 @@ async def create(
     idempotency_key: str | None,
 ) -> Joined:
     """A new match; the creator takes the first non-bot seat, and there must be one."""
-    game, resolved = _checked(new)
-    seat = next((s for s in range(new.seats) if s not in new.bots), None)
-    if seat is None:
-        raise Illegal(
-            "a match needs a seat for you: only an operator makes a match of bots alone",
-            {"bots": new.bots},
-            code="bots_only",
-        )
-    deal = _public_deal(game, resolved)
-    if deal is not None:
-        raise Illegal(
-            "a public deal reveals every hand and draw to anyone who knows it, and may be"
-            " chosen to favour a seat: only an operator makes a match with one",
-            {"option": PUBLIC_DEALS[game.id], "value": deal},
-            code="public_deal",
-        )
-    creator = Creator(player_id, seat, _loadout(game, loadout, resolved))
+    checked = check_player_match(new, loadout)
+    game, resolved = checked.game, checked.options
+    creator = Creator(player_id, checked.seat, checked.loadout)
     request = {
         "game": new.game_id,
         "ruleset": new.ruleset,
@@ -254,8 +277,8 @@ async def create(
     async with transaction(pool) as conn:
 
         async def write() -> Joined:
-            _refuse_over_caps(await store.held_seats(conn, player_id), caps, waits)
-            return await _insert(conn, new, game, resolved, creator)
+            refuse_over_caps(await store.held_seats(conn, player_id), caps, waits)
+            return await insert(conn, new, game, resolved, [creator])
 
         return await idempotency.write_once(
             conn, player_id, idempotency_key, "create-match", request, write
@@ -267,7 +290,7 @@ async def create_for_operator(pool: asyncpg.Pool, new: NewMatch) -> Joined:
     seat bots only and use a public deal. It belongs to no player and counts against nobody."""
     game, resolved = _checked(new)
     async with transaction(pool) as conn:
-        return await _insert(conn, new, game, resolved, None)
+        return await insert(conn, new, game, resolved, [])
 
 
 async def join(
@@ -309,7 +332,7 @@ async def _take_seat(
     mine = _loadout(progress.game, loadout, row.options)
     # The match row is locked before the player's, as in every join: no two joins wait on
     # each other's locks.
-    _refuse_over_caps(await store.held_seats(conn, player_id), caps, waits=len(free) > 1)
+    refuse_over_caps(await store.held_seats(conn, player_id), caps, waits=len(free) > 1)
     seat = free[0]
     await store.take_seat(conn, match_id, seat, player_id, mine)
     seats[seat] = SeatRow(seat, player_id, False, mine)

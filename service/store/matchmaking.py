@@ -1,0 +1,227 @@
+"""Matchmaking tickets: a player's place in the queue for one game, until matched or cancelled.
+
+A ticket's changes are NOTIFYed on the match channel with the ticket's id as the payload, so the
+push hub that wakes a match's followers wakes a ticket's long-polls the same way, on every
+instance (service/store/notify.py).
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from service.store import jsonb
+from service.store.matches import CHANNEL, Conn
+
+# The rating of a player who has none yet for the game this season: OpenSkill's starting mu.
+UNRATED_MU = 25.0
+
+_COLUMNS = (
+    "ticket_id, player_id, game, ruleset, seats, options::text, loadout::text, rating, status,"
+    " match_id, seat, created_at, matched_at"
+)
+
+
+@dataclass(frozen=True)
+class Ticket:
+    ticket_id: UUID
+    player_id: UUID
+    game: str
+    ruleset: str
+    seats: int
+    options: dict[str, Any]
+    loadout: Any
+    rating: float
+    status: str
+    match_id: UUID | None
+    seat: int | None
+    created_at: datetime
+    matched_at: datetime | None
+
+
+def _ticket(row: asyncpg.Record) -> Ticket:
+    return Ticket(
+        ticket_id=row["ticket_id"],
+        player_id=row["player_id"],
+        game=row["game"],
+        ruleset=row["ruleset"],
+        seats=row["seats"],
+        options=json.loads(row["options"]),
+        loadout=json.loads(row["loadout"]),
+        rating=row["rating"],
+        status=row["status"],
+        match_id=row["match_id"],
+        seat=row["seat"],
+        created_at=row["created_at"],
+        matched_at=row["matched_at"],
+    )
+
+
+async def rating(conn: Conn, player_id: UUID, game: str) -> float:
+    """The player's mu for `game` in the current season (the latest started), UNRATED_MU
+    without one: what the matcher compares."""
+    value: float = await conn.fetchval(
+        """
+        SELECT coalesce(
+            (SELECT r.mu FROM game_ratings r
+              WHERE r.game = $2 AND r.player_id = $1
+                AND r.season = (SELECT name FROM seasons WHERE started_at <= now()
+                                 ORDER BY started_at DESC, name DESC LIMIT 1)),
+            $3::float8)
+        """,
+        player_id,
+        game,
+        UNRATED_MU,
+    )
+    return value
+
+
+async def searching(conn: Conn, player_id: UUID, game: str) -> UUID | None:
+    """The player's ticket still searching for `game`, if any."""
+    found: UUID | None = await conn.fetchval(
+        "SELECT ticket_id FROM match_tickets"
+        " WHERE player_id = $1 AND game = $2 AND status = 'searching'",
+        player_id,
+        game,
+    )
+    return found
+
+
+async def insert(
+    conn: asyncpg.Connection,
+    *,
+    player_id: UUID,
+    game: str,
+    ruleset: str,
+    seats: int,
+    options: dict[str, Any],
+    loadout: Any,
+    rating: float,
+) -> Ticket:
+    row = await conn.fetchrow(
+        f"""
+        INSERT INTO match_tickets (player_id, game, ruleset, seats, options, loadout, rating)
+        VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)
+        RETURNING {_COLUMNS}
+        """,
+        player_id,
+        game,
+        ruleset,
+        seats,
+        jsonb.dumps(options),
+        jsonb.dumps(loadout),
+        rating,
+    )
+    assert row is not None
+    return _ticket(row)
+
+
+async def get(conn: Conn, ticket_id: UUID, player_id: UUID) -> Ticket | None:
+    """The ticket, if it is the player's."""
+    row = await conn.fetchrow(
+        f"SELECT {_COLUMNS} FROM match_tickets WHERE ticket_id = $1 AND player_id = $2",
+        ticket_id,
+        player_id,
+    )
+    return None if row is None else _ticket(row)
+
+
+async def cancel(conn: asyncpg.Connection, ticket_id: UUID, player_id: UUID) -> Ticket | None:
+    """The player's ticket as it was before this call, cancelled now if it was searching. The
+    row stays locked until the transaction ends: a matcher claiming it skips it, and a second
+    cancel waits and finds it cancelled."""
+    row = await conn.fetchrow(
+        f"SELECT {_COLUMNS} FROM match_tickets WHERE ticket_id = $1 AND player_id = $2 FOR UPDATE",
+        ticket_id,
+        player_id,
+    )
+    if row is not None and row["status"] == "searching":
+        await conn.execute(
+            f"""
+            UPDATE match_tickets SET status = 'cancelled' WHERE ticket_id = $1
+            RETURNING pg_notify('{CHANNEL}', ticket_id::text)
+            """,
+            ticket_id,
+        )
+    return None if row is None else _ticket(row)
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """Tickets that may be matched together: the same game, ruleset, seats and options."""
+
+    game: str
+    ruleset: str
+    seats: int
+    options: dict[str, Any]
+
+
+async def buckets(conn: Conn) -> list[Bucket]:
+    """The buckets with a searching ticket, the one of the longest wait first."""
+    rows = await conn.fetch(
+        """
+        SELECT game, ruleset, seats, options::text FROM match_tickets WHERE status = 'searching'
+         GROUP BY game, ruleset, seats, options ORDER BY min(created_at)
+        """
+    )
+    return [Bucket(r["game"], r["ruleset"], r["seats"], json.loads(r["options"])) for r in rows]
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A claimed ticket as the matcher sees it: its rating and how long it has waited."""
+
+    ticket_id: UUID
+    player_id: UUID
+    loadout: Any
+    rating: float
+    waited_seconds: float
+
+
+async def claim(conn: asyncpg.Connection, bucket: Bucket, limit: int) -> list[Waiting]:
+    """The bucket's searching tickets no other transaction holds, oldest first, locked until
+    this transaction ends: two matchers never claim the same ticket."""
+    rows = await conn.fetch(
+        """
+        SELECT ticket_id, player_id, loadout::text, rating,
+               extract(epoch FROM clock_timestamp() - created_at)::float8 AS waited
+          FROM match_tickets
+         WHERE status = 'searching' AND game = $1 AND ruleset = $2 AND seats = $3
+           AND options = $4::jsonb
+         ORDER BY created_at, ticket_id
+         LIMIT $5
+           FOR UPDATE SKIP LOCKED
+        """,
+        bucket.game,
+        bucket.ruleset,
+        bucket.seats,
+        jsonb.dumps(bucket.options),
+        limit,
+    )
+    return [
+        Waiting(r["ticket_id"], r["player_id"], json.loads(r["loadout"]), r["rating"], r["waited"])
+        for r in rows
+    ]
+
+
+async def mark_matched(
+    conn: asyncpg.Connection, match_id: UUID, seats: list[tuple[UUID, int]]
+) -> None:
+    """The claimed tickets (ticket, seat) matched into `match_id`, each waiter notified."""
+    await conn.execute(
+        f"""
+        WITH moved AS (
+            UPDATE match_tickets m SET status = 'matched', match_id = $1, seat = s.seat,
+                                       matched_at = now()
+              FROM unnest($2::uuid[], $3::int[]) AS s (ticket_id, seat)
+             WHERE m.ticket_id = s.ticket_id
+            RETURNING m.ticket_id)
+        SELECT pg_notify('{CHANNEL}', ticket_id::text) FROM moved
+        """,
+        match_id,
+        [ticket for ticket, _ in seats],
+        [seat for _, seat in seats],
+    )
