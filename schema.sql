@@ -683,13 +683,23 @@ CREATE INDEX IF NOT EXISTS match_seats_free_idx ON match_seats (match_id)
 -- Lasting identity (docs/api.md#players-and-sessions). A player may sign in with device ids:
 -- client-made secrets of which only a keyed hash is kept. Deleting a player keeps its row
 -- (runs, ghosts and matches other players rely on point at it) but not its name.
-ALTER TABLE players ALTER COLUMN name DROP NOT NULL;
--- Four digits shown after the name (`ana#4821`), so that two players of one name are told apart.
-ALTER TABLE players ADD COLUMN IF NOT EXISTS tag smallint NOT NULL
-    DEFAULT floor(random() * 10000)::smallint;
-ALTER TABLE players ADD COLUMN IF NOT EXISTS deleted_at timestamptz;
--- Access tokens issued to the player before this are refused (sign-out everywhere, deletion).
-ALTER TABLE players ADD COLUMN IF NOT EXISTS tokens_after timestamptz;
+-- Only a database made before these columns is altered: an ALTER locks the players away from
+-- every request until the schema's transaction ends, at every start of every instance.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'players'
+                  AND column_name = 'tokens_after') THEN
+        RETURN;
+    END IF;
+    ALTER TABLE players ALTER COLUMN name DROP NOT NULL;
+    -- Four digits shown after the name (`ana#4821`): two players of one name told apart.
+    ALTER TABLE players ADD COLUMN IF NOT EXISTS tag smallint NOT NULL
+        DEFAULT floor(random() * 10000)::smallint;
+    ALTER TABLE players ADD COLUMN IF NOT EXISTS deleted_at timestamptz;
+    -- Access tokens issued to the player before this are refused (sign-out everywhere).
+    ALTER TABLE players ADD COLUMN IF NOT EXISTS tokens_after timestamptz;
+END $$;
 CREATE INDEX IF NOT EXISTS players_tokens_after_idx ON players (tokens_after)
     WHERE tokens_after IS NOT NULL;
 
@@ -776,3 +786,17 @@ CREATE UNIQUE INDEX IF NOT EXISTS match_tickets_searching_idx ON match_tickets (
 -- What the matcher claims: one bucket's searching tickets, oldest first.
 CREATE INDEX IF NOT EXISTS match_tickets_queue_idx
     ON match_tickets (game, ruleset, seats, created_at) WHERE status = 'searching';
+-- The queue's health (docs/operations.md#matchmaking-health) reads the last hour's ended tickets.
+-- (Altered only where missing: the matcher reads this table on every instance all the time.)
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                    WHERE table_schema = current_schema() AND table_name = 'match_tickets'
+                      AND column_name = 'cancelled_at') THEN
+        ALTER TABLE match_tickets ADD COLUMN cancelled_at timestamptz;
+    END IF;
+END $$;
+CREATE INDEX IF NOT EXISTS match_tickets_matched_idx ON match_tickets (matched_at)
+    WHERE status = 'matched';
+CREATE INDEX IF NOT EXISTS match_tickets_cancelled_idx ON match_tickets (cancelled_at)
+    WHERE status = 'cancelled';

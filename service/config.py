@@ -153,6 +153,9 @@ class Settings:
     snapshot_ttl_seconds: float = 7 * 24 * 3600.0
     ops_thin_pool: int = 20
     ops_high_bot_rate: float = 0.25
+    # The matchmaking queue's alerts: a p95 time to match above this, a bot share above this.
+    ops_slow_queue_seconds: float = 10.0
+    ops_high_queue_bot_share: float = 0.5
     log_requests: str = "all"
     workers: int = 1
     bench_floor: bool = False
@@ -256,6 +259,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         snapshot_ttl_seconds=_float(env, "SNAPSHOT_TTL_SECONDS", 7 * 24 * 3600.0),
         ops_thin_pool=_int(env, "OPS_THIN_POOL", 20),
         ops_high_bot_rate=_float(env, "OPS_HIGH_BOT_RATE", 0.25),
+        ops_slow_queue_seconds=_float(env, "OPS_SLOW_QUEUE_SECONDS", 10.0),
+        ops_high_queue_bot_share=_float(env, "OPS_HIGH_QUEUE_BOT_SHARE", 0.5),
         log_requests=log_requests,
         workers=_int(env, "WORKERS", 1, minimum=1),
         bench_floor=_flag(env, "BENCH_FLOOR"),

@@ -51,7 +51,12 @@ async def database(call: Call) -> DatabasePool:
 )
 async def matchmaking(call: Call) -> ops.Matchmaking:
     settings = call.request.app[SETTINGS]
-    limits = ops.Thresholds(settings.ops_thin_pool, settings.ops_high_bot_rate)
+    limits = ops.Thresholds(
+        settings.ops_thin_pool,
+        settings.ops_high_bot_rate,
+        settings.ops_slow_queue_seconds,
+        settings.ops_high_queue_bot_share,
+    )
     return await ops.matchmaking(call.request.app[POOL], settings.snapshot_ttl_seconds, limits)
 
 

@@ -68,7 +68,7 @@ async def cancel_tickets(conn: asyncpg.Connection, player_id: UUID) -> None:
     holding one of its tickets is waited for, and the match it made is then seen and left."""
     await conn.execute(
         """
-        UPDATE match_tickets SET status = 'cancelled'
+        UPDATE match_tickets SET status = 'cancelled', cancelled_at = now()
          WHERE player_id = $1 AND status = 'searching'
         """,
         player_id,

@@ -141,7 +141,8 @@ async def cancel(conn: asyncpg.Connection, ticket_id: UUID, player_id: UUID) -> 
     if row is not None and row["status"] == "searching":
         await conn.execute(
             f"""
-            UPDATE match_tickets SET status = 'cancelled' WHERE ticket_id = $1
+            UPDATE match_tickets SET status = 'cancelled', cancelled_at = now()
+             WHERE ticket_id = $1
             RETURNING pg_notify('{CHANNEL}', ticket_id::text)
             """,
             ticket_id,
@@ -225,3 +226,70 @@ async def mark_matched(
         [ticket for ticket, _ in seats],
         [seat for _, seat in seats],
     )
+
+
+@dataclass(frozen=True)
+class QueueHealth:
+    """One game's queue: searching now, and the last hour's matched and cancelled tickets."""
+
+    game: str
+    searching: int
+    matched: int
+    wait_p50: float | None
+    wait_p95: float | None
+    wait_p99: float | None
+    matches: int
+    bot_matches: int
+    spread_p50: float | None
+    spread_max: float | None
+    cancelled: int
+
+
+async def queue_health(conn: asyncpg.Pool) -> list[QueueHealth]:
+    """Per game, the queue's figures over the last hour (a match's rating spread: its tickets'
+    highest rating less their lowest)."""
+    rows = await conn.fetch(
+        """
+        WITH matched AS (
+            SELECT game, match_id, rating,
+                   extract(epoch FROM matched_at - created_at)::float8 AS waited
+              FROM match_tickets
+             WHERE status = 'matched' AND matched_at > now() - interval '1 hour'),
+        groups AS (
+            SELECT game, match_id, max(rating) - min(rating) AS spread,
+                   EXISTS (SELECT 1 FROM match_seats s
+                            WHERE s.match_id = matched.match_id AND s.bot) AS bots
+              FROM matched GROUP BY game, match_id),
+        waits AS (
+            SELECT game, count(*) AS matched,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY waited) AS p50,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY waited) AS p95,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY waited) AS p99
+              FROM matched GROUP BY game),
+        spreads AS (
+            SELECT game, count(*) AS matches, count(*) FILTER (WHERE bots) AS bot_matches,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY spread) AS spread_p50,
+                   max(spread) AS spread_max
+              FROM groups GROUP BY game),
+        searching AS (
+            SELECT game, count(*) AS searching FROM match_tickets
+             WHERE status = 'searching' GROUP BY game),
+        cancelled AS (
+            SELECT game, count(*) AS cancelled FROM match_tickets
+             WHERE status = 'cancelled' AND cancelled_at > now() - interval '1 hour'
+             GROUP BY game),
+        games AS (
+            SELECT game FROM waits UNION SELECT game FROM searching
+            UNION SELECT game FROM cancelled)
+        SELECT g.game, coalesce(q.searching, 0) AS searching, coalesce(w.matched, 0) AS matched,
+               w.p50 AS wait_p50, w.p95 AS wait_p95, w.p99 AS wait_p99,
+               coalesce(s.matches, 0) AS matches,
+               coalesce(s.bot_matches, 0) AS bot_matches, s.spread_p50, s.spread_max,
+               coalesce(c.cancelled, 0) AS cancelled
+          FROM games g
+          LEFT JOIN waits w USING (game) LEFT JOIN spreads s USING (game)
+          LEFT JOIN searching q USING (game) LEFT JOIN cancelled c USING (game)
+         ORDER BY g.game
+        """
+    )
+    return [QueueHealth(**dict(r)) for r in rows]

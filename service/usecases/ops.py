@@ -22,6 +22,7 @@ from service.store.stats import (
     OpenMatches,
     PairingRow,
 )
+from service.usecases import queue_health
 from service.usecases.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
 
 
@@ -29,6 +30,8 @@ from service.usecases.pairing import FALLBACK_RUNGS, RUNG_BOT, rungs
 class Thresholds:
     thin_pool: int
     high_bot_rate: float
+    slow_queue_seconds: float
+    high_queue_bot_share: float
 
 
 class RoundHealth(TypedDict):
@@ -74,6 +77,7 @@ class Matchmaking(TypedDict):
     rounds: list[RoundHealth]
     timeline: list[HourHealth]
     games: list[GameHealth]
+    queues: list[queue_health.QueueReport]
 
 
 def quantile(bounds: Sequence[float], counts: Sequence[int], q: float) -> float | None:
@@ -189,7 +193,12 @@ async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds
         "generated_at": now.isoformat(),
         "ruleset": DEFAULT_RULESET,
         "snapshot_ttl_seconds": ttl_seconds,
-        "thresholds": {"thin_pool": limits.thin_pool, "high_bot_rate": limits.high_bot_rate},
+        "thresholds": {
+            "thin_pool": limits.thin_pool,
+            "high_bot_rate": limits.high_bot_rate,
+            "slow_queue_seconds": limits.slow_queue_seconds,
+            "high_queue_bot_share": limits.high_queue_bot_share,
+        },
         "rounds": [
             _round_report(r, depth.get(r, 0), by_round[r], ladder, hour_start, limits)
             for r in rounds
@@ -198,6 +207,10 @@ async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds
         "games": _games(
             await stats.open_matches(pool), await stats.match_hours(pool, 24), hour_start
         ),
+        "queues": [
+            queue_health.report(row, limits.slow_queue_seconds, limits.high_queue_bot_share)
+            for row in await queue_health.queues(pool)
+        ],
     }
 
 
@@ -267,6 +280,7 @@ async def cluster_gauges(pool: asyncpg.Pool, ttl_seconds: float) -> list[Metric]
                 **{(g.game, "waiting"): float(g.waiting) for g in games},
             },
         ),
+        *queue_health.gauges(await queue_health.queues(pool)),
     ]
 
 

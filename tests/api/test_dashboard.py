@@ -224,3 +224,58 @@ async def test_dashboard_refreshes_pauses_when_hidden_and_shows_api_errors(
     await page.click("#refresh")
     await expect(page.locator("#error")).to_be_hidden()
     await page.close()
+
+
+async def test_the_play_now_queue_shows_its_health_in_the_report_the_metrics_and_the_page(
+    browser: Browser, settings: Settings, fresh_database_url: str
+) -> None:
+    """Two players matched together, one completed with a bot after the delay, one who gave
+    up: the report, /metrics and the dashboard all say so, the bot share flagged."""
+    quick = dataclasses.replace(
+        settings,
+        database_url=fresh_database_url,
+        matchmaking_bot_after_seconds=1.0,
+        ops_high_queue_bot_share=0.25,
+        metrics_cache_seconds=0.0,
+    )
+    ticket = {"game": "necromancers", "seats": 2}
+    async with service_and_app(quick) as (api, _):
+        tokens = [(await api.new_player(f"q{n}"))[1] for n in range(4)]
+        # The one who gives up queues for another game, so that nobody is matched with it.
+        gave_up = await api.post(
+            "/v1/matchmaking/tickets",
+            {"game": "fate-duel", "seats": 2, "loadout": {"crew": "gremio"}},
+            token=tokens[3],
+        )
+        await api.call("DELETE", f"/v1/matchmaking/tickets/{gave_up.body['ticket_id']}",
+                       token=tokens[3])  # fmt: skip
+        for token in tokens[:2]:
+            assert (await api.post("/v1/matchmaking/tickets", ticket, token=token)).status == 201
+        lone = (await api.post("/v1/matchmaking/tickets", ticket, token=tokens[2])).body
+        matched = await api.get(
+            f"/v1/matchmaking/tickets/{lone['ticket_id']}?wait=10", token=tokens[2]
+        )
+        assert matched.body["status"] == "matched"
+
+        report = await api.get("/v1/ops/matchmaking", headers={"X-Ops-Token": TEST_OPS_TOKEN})
+        queues = {q["game"]: q for q in report.body["queues"]}
+        necro = queues["necromancers"]
+        assert (necro["searching"], necro["matched_hour"], necro["cancelled_hour"]) == (0, 3, 0)
+        assert necro["bot_share_hour"] == 0.5 and necro["alerts"] == ["bot_filled"]
+        assert necro["wait_seconds_p99"] >= 1.0 > necro["wait_seconds_p50"]
+        assert queues["fate-duel"]["cancelled_hour"] == 1
+        scraped = (await api.get("/metrics")).raw.decode()
+        assert 'matchmaking_queue_bot_share{game="necromancers"} 0.5' in scraped
+        assert 'matchmaking_tickets_cancelled{game="fate-duel"} 1.0' in scraped
+        assert 'matchmaking_time_to_match_seconds{game="necromancers",quantile="0.95"}' in scraped
+
+        page = await _new_page(browser)
+        await page.goto(f"{api.base_url}/ops")
+        await _sign_in(page, TEST_OPS_TOKEN)
+        row = page.locator('#queues tr[data-game="necromancers"]')
+        await expect(row.locator("td").nth(0)).to_have_text("0")
+        await expect(row.locator("td").nth(1)).to_have_text("3")
+        await expect(row.locator("td").nth(3)).to_have_text("50%")
+        await expect(row.locator('.badge[data-alert="bot_filled"]')).to_have_text("bot filled")
+        await expect(page.locator("#queue-thresholds")).to_contain_text("over 25%")
+        await page.close()

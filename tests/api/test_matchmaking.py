@@ -168,13 +168,13 @@ async def test_malformed_tickets_are_4xx_and_queue_nothing(
     assert good.status == 201, good.body
 
 
-PLAYERS = 61
+PLAYERS = 201
 
 
 async def test_many_tickets_on_two_instances_make_exactly_the_expected_matches(
     make_settings: Any, fresh_database_url: str
 ) -> None:
-    """61 players queue at once, spread over two instances on one database: 30 matches of two
+    """201 players queue at once, spread over two instances on one database: 100 matches of two
     players and one of a player and a bot; nobody in two matches, nobody left searching."""
     settings: Settings = make_settings(
         database_url=fresh_database_url, matchmaking_bot_after_seconds=4, db_timeout_seconds=10.0

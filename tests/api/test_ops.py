@@ -56,7 +56,12 @@ async def test_matchmaking_report_counts_the_rounds_just_played(
     assert one["pairing_ms_p50"] is not None
     assert report["timeline"][-1]["pairings"] == 6
     assert len(report["timeline"]) == 24
-    assert report["thresholds"] == {"thin_pool": 20, "high_bot_rate": 0.25}
+    assert report["thresholds"] == {
+        "thin_pool": 20,
+        "high_bot_rate": 0.25,
+        "slow_queue_seconds": 10.0,
+        "high_queue_bot_share": 0.5,
+    }
 
 
 async def test_matchmaking_report_shows_games(api: Api) -> None:

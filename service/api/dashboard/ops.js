@@ -18,7 +18,12 @@ const RUNGS = [
   ["bot", "bot"],
 ];
 const FALLBACK_RUNGS = ["previous_round", "next_round", "bot"];
-const ALERT_TEXT = { thin_pool: "thin pool", high_bot_rate: "high bot rate" };
+const ALERT_TEXT = {
+  thin_pool: "thin pool",
+  high_bot_rate: "high bot rate",
+  slow_queue: "slow queue",
+  bot_filled: "bot filled",
+};
 
 const $ = (selector) => document.querySelector(selector);
 const state = { timer: null, inFlight: false, lastOk: null };
@@ -179,6 +184,7 @@ function render(report) {
   $("#chart-pairings").replaceChildren(pairingsChart(timeline));
   $("#chart-rates").replaceChildren(ratesChart(timeline, thresholds.high_bot_rate));
   renderGames(games);
+  renderQueues(report.queues, thresholds);
 }
 
 function renderKpis(rounds) {
@@ -263,6 +269,32 @@ function renderGames(games) {
     h("td", { class: "num" }, num(g.median_turn_seconds, 1, " s")),
     h("td", { class: g.timeouts_day ? "num warn" : "num" }, g.timeouts_day),
     h("td", { class: "num" }, g.actions_hour),
+  )));
+}
+
+function renderQueues(queues, thresholds) {
+  $("#queue-thresholds").textContent =
+    `red when the p95 wait is over ${num(thresholds.slow_queue_seconds, 0, " s")}` +
+    ` or over ${pct(thresholds.high_queue_bot_share)} of matches take bots`;
+  const body = $("#queues tbody");
+  if (!queues.length) {
+    body.replaceChildren(h("tr", {}, h("td", { colspan: 8, class: "empty" }, "No tickets.")));
+    return;
+  }
+  body.replaceChildren(...queues.map((q) => h("tr", {
+    "data-game": q.game, "data-alerts": q.alerts.join(" "), class: q.alerts.length ? "alert" : null,
+  },
+    h("th", { scope: "row" }, q.game),
+    h("td", { class: "num" }, q.searching),
+    h("td", { class: "num" }, q.matched_hour),
+    h("td", { class: "num" }, [num(q.wait_seconds_p50, 1), num(q.wait_seconds_p95, 1),
+      num(q.wait_seconds_p99, 1)].join(" / ") + " s"),
+    h("td", { class: "num" }, pct(q.bot_share_hour)),
+    h("td", { class: "num" }, `${num(q.rating_spread_p50, 1)} / ${num(q.rating_spread_max, 1)}`),
+    h("td", { class: "num" }, q.cancelled_hour),
+    h("td", {}, ...(q.alerts.length
+      ? q.alerts.map((a) => h("span", { class: "badge", "data-alert": a }, ALERT_TEXT[a] || a))
+      : [h("span", { class: "ok" }, "ok")])),
   )));
 }
 
