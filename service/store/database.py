@@ -33,6 +33,38 @@ class CommitUnknown(Exception):
 
 
 @asynccontextmanager
+async def _committing(
+    conn: asyncpg.Connection, isolation: str | None = None
+) -> AsyncIterator[None]:
+    """The block inside a transaction of its own, rolled back on an error; a connection lost
+    while COMMIT is in flight raises `CommitUnknown`."""
+    tx = conn.transaction(isolation=isolation)
+    await tx.start()
+    try:
+        yield
+    except BaseException:
+        with suppress(Exception):
+            await tx.rollback()
+        raise
+    try:
+        await tx.commit()
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise CommitUnknown(str(exc) or type(exc).__name__) from exc
+        raise
+
+
+@asynccontextmanager
+async def within_transaction(conn: asyncpg.Connection) -> AsyncIterator[None]:
+    """The block inside one transaction: the caller's when one is open, else one of its own."""
+    if conn.is_in_transaction():
+        yield
+        return
+    async with _committing(conn):
+        yield
+
+
+@asynccontextmanager
 async def transaction(
     pool: asyncpg.Pool, isolation: str | None = None
 ) -> AsyncIterator[asyncpg.Connection]:
@@ -46,20 +78,8 @@ async def transaction(
     conn = await pool.acquire()
     committed = False
     try:
-        tx = conn.transaction(isolation=isolation)
-        await tx.start()
-        try:
+        async with _committing(conn, isolation):
             yield conn
-        except BaseException:
-            with suppress(Exception):
-                await tx.rollback()
-            raise
-        try:
-            await tx.commit()
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise CommitUnknown(str(exc) or type(exc).__name__) from exc
-            raise
         committed = True
     finally:
         try:

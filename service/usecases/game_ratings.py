@@ -6,8 +6,7 @@ current season (the latest started); a player's first rated match of a season st
 previous season's rating, softly reset (`ratings.soft_reset`).
 """
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -17,7 +16,6 @@ from typing_extensions import TypedDict
 from service.games.kernel.ratings import Skill, rate, rated_seats, soft_reset
 from service.games.registry import REGISTRY
 from service.store import game_ratings as store
-from service.store.database import CommitUnknown, is_unavailable
 from service.store.game_ratings import RankedRating
 from service.store.matches import SeatRow
 from service.usecases import names, players
@@ -64,29 +62,6 @@ async def new_season(pool: asyncpg.Pool, name: str) -> Season:
     if not await store.start_season(pool, name):
         raise Conflict(f"season {name!r} exists", code="season_exists")
     return {"name": name}
-
-
-@asynccontextmanager
-async def one_transaction(conn: asyncpg.Connection) -> AsyncIterator[None]:
-    """The block inside one transaction: the caller's, or one of its own whose lost COMMIT
-    leaves the outcome unknown (`CommitUnknown`), as for any write."""
-    if conn.is_in_transaction():
-        yield
-        return
-    tx = conn.transaction()
-    await tx.start()
-    try:
-        yield
-    except BaseException:
-        with suppress(Exception):
-            await tx.rollback()
-        raise
-    try:
-        await tx.commit()
-    except Exception as exc:
-        if is_unavailable(exc):
-            raise CommitUnknown(str(exc) or type(exc).__name__) from exc
-        raise
 
 
 async def rate_finished(

@@ -21,6 +21,7 @@ from service.games.kernel.rng import one_way_seed
 from service.games.registry import get_game
 from service.runtime import metrics
 from service.store import matches as store
+from service.store.database import within_transaction
 from service.store.idempotency import AnswerToKeep
 from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
 from service.usecases import game_ratings
@@ -223,7 +224,7 @@ class Progress:
         if self.row.status != FINISHED and self.status == FINISHED:
             # The match's end and its ratings are stored together or not at all: a match read
             # as finished is never rated again.
-            async with game_ratings.one_transaction(conn):
+            async with within_transaction(conn):
                 if not await store.save(conn, self.row, changes, player_id, to_keep):
                     return None
                 await game_ratings.rate_finished(conn, self.row.game, changes.outcome, self.seats)
