@@ -36,13 +36,17 @@ def test_two_workers_share_the_port_and_stop_with_the_database(
         k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PROMETHEUS_MULTIPROC_DIR")
     }
     env.update({"DATA_DIR": str(tmp_path), "PORT": str(port), "WORKERS": "2", "LOG_FORMAT": "json"})
-    master = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve"],
-        cwd=repo_root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    # The log goes to a file: a pipe nobody reads fills after a few hundred request lines, and
+    # then the worker writing the next one blocks.
+    log_path = tmp_path / "service.log"
+    with log_path.open("wb") as log_file:
+        master = subprocess.Popen(
+            [sys.executable, "-m", "service", "serve"],
+            cwd=repo_root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+        )
     try:
         _wait_healthy(base, master)
         pids: set[str] = set()
@@ -61,13 +65,13 @@ def test_two_workers_share_the_port_and_stop_with_the_database(
         assert counted is not None and float(counted.group(1)) == requests
     finally:
         master.send_signal(signal.SIGTERM)
-        _, stderr = master.communicate(timeout=60)
+        master.wait(timeout=60)
+        log = log_path.read_text()
         # The service's own log, which pytest shows when the test fails.
-        sys.stderr.write(stderr.decode()[-8000:])
-    assert master.returncode == 0, stderr.decode()
+        sys.stderr.write(log[-8000:])
+    assert master.returncode == 0, log
     assert not any(_alive(int(pid)) for pid in pids)
     assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "embedded database left running"
-    log = stderr.decode()
     assert log.count('"event":"worker_started"') == 2
     assert log.rindex('"event":"embedded_database_stopped"') > log.rindex("worker_started")
 
