@@ -800,3 +800,6 @@ CREATE INDEX IF NOT EXISTS match_tickets_matched_idx ON match_tickets (matched_a
     WHERE status = 'matched';
 CREATE INDEX IF NOT EXISTS match_tickets_cancelled_idx ON match_tickets (cancelled_at)
     WHERE status = 'cancelled';
+-- A player's tickets matched lately: what a match socket announces (docs/api.md#the-websocket).
+CREATE INDEX IF NOT EXISTS match_tickets_player_matched_idx ON match_tickets (player_id, matched_at)
+    WHERE status = 'matched';

@@ -219,6 +219,8 @@ class Settings:
     matchmaking_bot_after_seconds: float = 20.0
     # How often each instance runs the matcher over every queue.
     matchmaking_interval_seconds: float = 0.5
+    # The turn timer of a match the queue makes: strangers seated together wait no longer.
+    matchmaking_turn_seconds: int = 120
 
     @property
     def pgdata(self) -> Path:
@@ -315,4 +317,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         matchmaking_band_growth_per_second=_float(env, "MATCHMAKING_BAND_GROWTH_PER_SECOND", 0.5),
         matchmaking_bot_after_seconds=_float(env, "MATCHMAKING_BOT_AFTER_SECONDS", 20.0),
         matchmaking_interval_seconds=_float(env, "MATCHMAKING_INTERVAL_SECONDS", 0.5),
+        matchmaking_turn_seconds=_int(env, "MATCHMAKING_TURN_SECONDS", 120, minimum=1),
     )

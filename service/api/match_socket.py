@@ -1,6 +1,8 @@
 """A match's WebSocket: the events a player may see, pushed, and the player's actions, answered.
 
-The server pushes batches {events, last_seq, status, version} from `after` on. A seated player
+The server pushes batches {events, last_seq, status, version} from `after` on, and
+{"matched": ticket} when a matchmaking ticket of the socket's player is matched while the socket
+is open (the ticket's long-poll stays the record: a socket may be closed then). A seated player
 may also act on the socket, one frame per action: {"ref"?, "version", "action",
 "idempotency_key"?}, JSON in a text frame or msgpack in a binary one. Each frame gets one reply
 in the socket's encoding: {"reply": ref, "answer": …}, the answer POST …/actions would give, or
@@ -56,6 +58,8 @@ from service.api.keys import (
 from service.api.matches import INT32, INT64
 from service.api.middleware import refusal_of
 from service.runtime import metrics
+from service.store.database import is_unavailable
+from service.usecases import matchmaking
 from service.usecases.errors import ServiceError
 from service.usecases.matches import follow, play
 from service.usecases.matches.follow import Cursor
@@ -160,6 +164,33 @@ class MatchSocket:
             log.exception("websocket_push_failed", match_id=str(self.match_id))
             await self.socket.close(code=WSCloseCode.INTERNAL_ERROR)
 
+    async def announce_matches(self) -> None:
+        """{"matched": ticket} for each of the player's tickets matched while the socket is
+        open, woken by the NOTIFY of the match made on any instance."""
+        pool = self.app[POOL]
+        # The tickets matched before the socket opened (known from its first read) are old news.
+        announced: set[str] | None = None
+        with self.app[MATCH_HUB].subscribe(self.player_id) as signal:
+            while True:
+                signal.clear()
+                try:
+                    lately = await matchmaking.matched_lately(pool, self.player_id)
+                except Exception as exc:
+                    if not is_unavailable(exc):
+                        log.exception("websocket_announce_failed", match_id=str(self.match_id))
+                        return
+                    # Read again on the next wake-up: the hub wakes everyone on reconnecting.
+                    lately = None
+                if lately is not None:
+                    if announced is None:
+                        announced = {t["ticket_id"] for t in lately}
+                    for ticket in lately:
+                        if ticket["ticket_id"] not in announced:
+                            announced.add(ticket["ticket_id"])
+                            async with self.sending:
+                                await self.send({"matched": ticket})
+                await signal.wait()
+
     async def answer(self, message: WSMessage) -> None:
         """Reply to one frame from the client: the action's answer, or why it was refused.
 
@@ -243,8 +274,8 @@ def _ref_of(data: Any) -> Ref | None:
         "WebSocket: pushes {events, last_seq, status, version} batches you may see, from"
         " `after` on, and answers the actions you send on it ({ref, version, action,"
         " idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer"
-        " header or `?token=`; msgpack frames if Accept asks; closed once a finished match has"
-        " sent everything"
+        " header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your"
+        " matchmaking tickets is matched; closed once a finished match has sent everything"
     ),
     auth="none",
     query=SocketQuery,
@@ -266,6 +297,7 @@ async def websocket(call: Call) -> web.WebSocketResponse:
     metrics.WEBSOCKETS.inc()
     match_socket = MatchSocket(call, socket, player_id, match_id)
     pusher = asyncio.create_task(match_socket.push())
+    announcer = asyncio.create_task(match_socket.announce_matches())
     try:
         # Frames are answered one after another, in the order they came.
         async for message in socket:
@@ -273,9 +305,11 @@ async def websocket(call: Call) -> web.WebSocketResponse:
                 await match_socket.answer(message)
     finally:
         metrics.WEBSOCKETS.dec()
-        pusher.cancel()
-        with suppress(asyncio.CancelledError):
-            await pusher
+        for task in (pusher, announcer):
+            task.cancel()
+        for task in (pusher, announcer):
+            with suppress(asyncio.CancelledError):
+                await task
     return socket
 
 

@@ -38,6 +38,7 @@ def tuning(settings: Settings) -> matchmaking.Tuning:
         band=settings.matchmaking_band,
         band_growth_per_second=settings.matchmaking_band_growth_per_second,
         bot_after_seconds=settings.matchmaking_bot_after_seconds,
+        turn_seconds=settings.matchmaking_turn_seconds,
         match_wait_seconds=settings.match_wait_seconds,
     )
 

@@ -319,30 +319,37 @@ async def list_waiting(
 
 @dataclass(frozen=True)
 class HeldSeats:
-    """The matches not over in which a player holds a seat, by status."""
+    """The matches not over in which a player holds a seat, by status, and the player's tickets
+    still searching (each a seat to come)."""
 
     waiting: list[UUID]
     active: list[UUID]
+    searching: list[UUID]
 
 
 async def held_seats(conn: asyncpg.Connection, player_id: UUID) -> HeldSeats:
-    """The player's waiting and active matches, counted under a lock of the player's row that
-    lasts until the transaction ends, so that two requests cannot both take the last place.
+    """The player's waiting and active matches and searching tickets, counted under a lock of
+    the player's row that lasts until the transaction ends, so that two requests cannot both
+    take the last place.
 
     FOR NO KEY UPDATE does not block rows that reference the player from being written."""
     await conn.execute("SELECT 1 FROM players WHERE player_id = $1 FOR NO KEY UPDATE", player_id)
     rows = await conn.fetch(
         """
-        SELECT m.match_id, m.status FROM match_seats s JOIN matches m USING (match_id)
+        SELECT m.match_id AS id, m.status, m.created_at
+          FROM match_seats s JOIN matches m USING (match_id)
          WHERE s.player_id = $1 AND m.status IN ('waiting', 'active')
-         ORDER BY m.created_at, m.match_id
+        UNION ALL
+        SELECT ticket_id, status, created_at FROM match_tickets
+         WHERE player_id = $1 AND status = 'searching'
+         ORDER BY created_at, id
         """,
         player_id,
     )
-    return HeldSeats(
-        [r["match_id"] for r in rows if r["status"] == "waiting"],
-        [r["match_id"] for r in rows if r["status"] == "active"],
-    )
+    by_status: dict[str, list[UUID]] = {"waiting": [], "active": [], "searching": []}
+    for row in rows:
+        by_status[row["status"]].append(row["id"])
+    return HeldSeats(**by_status)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 A ticket's changes are NOTIFYed on the match channel with the ticket's id as the payload, so the
 push hub that wakes a match's followers wakes a ticket's long-polls the same way, on every
-instance (service/store/notify.py).
+instance (service/store/notify.py); a match made is also NOTIFYed with each matched player's
+id, which wakes that player's open match sockets.
 """
 
 import json
@@ -211,7 +212,8 @@ async def claim(conn: asyncpg.Connection, bucket: Bucket, limit: int) -> list[Wa
 async def mark_matched(
     conn: asyncpg.Connection, match_id: UUID, seats: list[tuple[UUID, int]]
 ) -> None:
-    """The claimed tickets (ticket, seat) matched into `match_id`, each waiter notified."""
+    """The claimed tickets (ticket, seat) matched into `match_id`; each ticket's waiters and
+    each player's sockets notified."""
     await conn.execute(
         f"""
         WITH moved AS (
@@ -219,13 +221,29 @@ async def mark_matched(
                                        matched_at = now()
               FROM unnest($2::uuid[], $3::int[]) AS s (ticket_id, seat)
              WHERE m.ticket_id = s.ticket_id
-            RETURNING m.ticket_id)
-        SELECT pg_notify('{CHANNEL}', ticket_id::text) FROM moved
+            RETURNING m.ticket_id, m.player_id)
+        SELECT pg_notify('{CHANNEL}', ticket_id::text), pg_notify('{CHANNEL}', player_id::text)
+          FROM moved
         """,
         match_id,
         [ticket for ticket, _ in seats],
         [seat for _, seat in seats],
     )
+
+
+async def matched_lately(conn: Conn, player_id: UUID, seconds: float) -> list[Ticket]:
+    """The player's tickets matched in the last `seconds`, the earliest first."""
+    rows = await conn.fetch(
+        f"""
+        SELECT {_COLUMNS} FROM match_tickets
+         WHERE player_id = $1 AND status = 'matched'
+           AND matched_at > now() - make_interval(secs => $2)
+         ORDER BY matched_at, ticket_id
+        """,
+        player_id,
+        seconds,
+    )
+    return [_ticket(row) for row in rows]
 
 
 @dataclass(frozen=True)

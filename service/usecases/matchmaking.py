@@ -10,7 +10,9 @@ Decisions (docs/api.md#play-now-the-matchmaking-queue):
   within its band of its own, nearest first; the band is MATCHMAKING_BAND wide and grows by
   MATCHMAKING_BAND_GROWTH_PER_SECOND for every second that ticket has waited. A ticket that
   has waited MATCHMAKING_BOT_AFTER_SECONDS takes whoever is in its band and bots fill the rest.
-- Seats are dealt at random, so that waiting longest wins no seat of its own.
+- Seats are dealt at random, so that waiting longest wins no seat of its own; every match made
+  here has a turn timer of MATCHMAKING_TURN_SECONDS, so that a stranger who walks away does not
+  hold the others' game.
 - A bucket's tickets are claimed FOR UPDATE SKIP LOCKED and matched in the transaction that
   claimed them, so any number of instances match at once and a ticket is matched exactly once;
   a cancel locks its ticket, so it either comes first (the matcher skips it) or finds it matched.
@@ -57,6 +59,8 @@ class Tuning:
     band: float
     band_growth_per_second: float
     bot_after_seconds: float
+    # The turn timer of every match made here.
+    turn_seconds: int
     # How long a match made here may wait for players: it never does, every seat is filled.
     match_wait_seconds: float
 
@@ -143,7 +147,7 @@ async def queue(
         seats=request.seats,
         options=request.options,
         bots=[],
-        turn_seconds=None,
+        turn_seconds=tuning.turn_seconds,
         wait_seconds=tuning.match_wait_seconds,
     )
     checked = lobby.check_player_match(new, request.loadout)
@@ -213,6 +217,17 @@ async def wait(
                 await asyncio.wait_for(signal.wait(), remaining)
 
 
+# How far back a match socket looks for the player's tickets matched since it last looked: a
+# wake-up comes within moments of the match being made.
+ANNOUNCE_WINDOW_SECONDS = 60.0
+
+
+async def matched_lately(pool: asyncpg.Pool, player_id: UUID) -> list[TicketState]:
+    """The player's tickets matched in the last ANNOUNCE_WINDOW_SECONDS, what a match socket
+    the player follows announces."""
+    return [_wire(t) for t in await store.matched_lately(pool, player_id, ANNOUNCE_WINDOW_SECONDS)]
+
+
 async def cancel(
     pool: asyncpg.Pool, player_id: UUID, ticket_id: UUID, idempotency_key: str | None
 ) -> TicketState:
@@ -250,7 +265,7 @@ async def _seat(
         seats=bucket.seats,
         options=bucket.options,
         bots=sorted(places[len(group) :]),
-        turn_seconds=None,
+        turn_seconds=tuning.turn_seconds,
         wait_seconds=tuning.match_wait_seconds,
     )
     game = get_game(bucket.game, bucket.ruleset)

@@ -112,7 +112,7 @@ async def test_a_player_holds_seats_in_few_waiting_and_open_matches_a_409_names_
     second = (await create(api, a)).body["match_id"]
     third = await create(api, a)
     assert (third.status, third.error_code) == (409, "too_many_waiting_matches"), third.body
-    assert third.body["error"]["details"] == {"limit": 2, "matches": [first, second]}
+    assert third.body["error"]["details"] == {"limit": 2, "matches": [first, second], "tickets": []}
     # A match against a bot starts at once: it waits for nobody, and is under the open cap.
     against_bot = await create(api, a, bots=[1])
     assert against_bot.status == 201 and against_bot.body["status"] == "active"
@@ -133,7 +133,7 @@ async def test_a_player_holds_seats_in_few_waiting_and_open_matches_a_409_names_
     three_seats = (await create(api, c, seats=3)).body["match_id"]
     refused = await api.post(f"/v1/matches/{three_seats}/join", token=d)
     assert (refused.status, refused.error_code) == (409, "too_many_waiting_matches")
-    assert refused.body["error"]["details"] == {"limit": 2, "matches": held_waiting}
+    assert refused.body["error"]["details"] == {"limit": 2, "matches": held_waiting, "tickets": []}
     two_seats = (await create(api, c)).body["match_id"]
     filled = await api.post(f"/v1/matches/{two_seats}/join", token=d)
     assert filled.status == 200 and filled.body["status"] == "active"

@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from service.config import Settings
-from tests.api.matches_helpers import new_players, read
+from tests.api.matches_helpers import create, new_players, read, receive, socket_url, start_match
 from tests.conftest import running_service
 from tests.http import Answer, Api
 
@@ -86,6 +86,73 @@ async def test_a_lone_player_gets_a_bot_after_the_delay(
         bots = [s["bot"] for s in match["seats"]]
         assert sorted(bots) == [False, True]
         assert match["seats"][ticket["seat"]]["bot"] is False
+
+
+async def test_a_match_made_by_the_queue_has_the_queues_turn_timer(
+    make_settings: Any, fresh_database_url: str
+) -> None:
+    """Strangers matched together: one who walks away does not hold the other's game."""
+    settings = make_settings(database_url=fresh_database_url, matchmaking_turn_seconds=1)
+    async with running_service(settings) as api:
+        a, b = await new_players(api, 2)
+        first = await post_ticket(api, a)
+        await post_ticket(api, b)
+        ticket = await wait_matched(api, a, first.body["ticket_id"])
+        match = await read(api, a, ticket["match_id"])
+        assert match["turn_seconds"] == 1 and match["turn_deadline"] is not None
+        # Nobody acts: the timer runs out and the game's timeout action moves the match on.
+        deadline = time.monotonic() + 10
+        while (await read(api, a, ticket["match_id"]))["version"] == match["version"]:
+            assert time.monotonic() < deadline, "the turn timer never ran out"
+            await asyncio.sleep(0.2)
+
+
+async def test_a_searching_ticket_counts_as_a_seat_in_a_waiting_match(
+    make_settings: Any, fresh_database_url: str
+) -> None:
+    settings = make_settings(database_url=fresh_database_url, max_waiting_matches=1)
+    async with running_service(settings) as api:
+        (a,) = await new_players(api, 1)
+        queued = await post_ticket(api, a)
+        created = await create(api, a)
+        assert (created.status, created.error_code) == (409, "too_many_waiting_matches")
+        details = created.body["error"]["details"]
+        assert details == {"limit": 1, "matches": [], "tickets": [queued.body["ticket_id"]]}
+        another = await post_ticket(api, a, seats=3)
+        assert (another.status, another.error_code) == (409, "too_many_waiting_matches")
+        # Leaving the queue makes room.
+        await api.call("DELETE", f"{TICKETS}/{queued.body['ticket_id']}", token=a)
+        assert (await create(api, a)).status == 201
+
+
+async def test_a_socket_the_player_follows_announces_the_match_the_queue_made(
+    make_settings: Any, fresh_database_url: str
+) -> None:
+    """The socket is on one instance, the tickets are matched on the other: the push crosses
+    instances through the database, and reaches the matched player's socket only."""
+    settings = make_settings(database_url=fresh_database_url)
+    async with running_service(settings) as one, running_service(settings) as two:
+        a, b, c = await new_players(one, 3)
+        followed = await start_match(one, [a, c])
+        sockets = [
+            await two.session.ws_connect(
+                socket_url(two, followed), headers={"Authorization": f"Bearer {token}"}
+            )
+            for token in (a, c)
+        ]
+        try:
+            for ws in sockets:
+                assert (await receive(ws))["events"]
+            first = await post_ticket(one, a)
+            await post_ticket(one, b)
+            ticket = await wait_matched(one, a, first.body["ticket_id"])
+            announced = await receive(sockets[0])
+            assert announced == {"matched": ticket}
+            with pytest.raises(TimeoutError):
+                await sockets[1].receive(timeout=0.5)
+        finally:
+            for ws in sockets:
+                await ws.close()
 
 
 async def test_a_ticket_is_cancelled_once(queue_service: Api) -> None:

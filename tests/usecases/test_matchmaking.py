@@ -5,7 +5,13 @@ from uuid import UUID, uuid4
 from service.store.matchmaking import Waiting
 from service.usecases.matchmaking import Tuning, groups
 
-TUNING = Tuning(band=3.0, band_growth_per_second=0.5, bot_after_seconds=20.0, match_wait_seconds=60)
+TUNING = Tuning(
+    band=3.0,
+    band_growth_per_second=0.5,
+    bot_after_seconds=20.0,
+    turn_seconds=120,
+    match_wait_seconds=60,
+)
 
 
 def ticket(rating: float, waited: float) -> Waiting:

@@ -120,20 +120,31 @@ def notices(match: ListedMatch) -> list[str]:
 
 
 def refuse_over_caps(held: store.HeldSeats, caps: Caps, waits: bool) -> None:
-    """409 when one more seat, in a match that `waits` for players or not, breaks a cap."""
+    """409 when one more seat, in a match that `waits` for players or not, breaks a cap; a
+    searching ticket counts as a seat in a waiting match."""
     open_matches = held.waiting + held.active
-    if len(open_matches) >= caps.max_open:
+    if len(open_matches) + len(held.searching) >= caps.max_open:
         raise Conflict(
-            f"you hold seats in {len(open_matches)} matches not over, the most one player may",
-            {"limit": caps.max_open, "matches": [str(m) for m in open_matches]},
+            f"you hold seats in {len(open_matches)} matches not over and"
+            f" {len(held.searching)} searching tickets, the most one player may",
+            _held_details(caps.max_open, open_matches, held.searching),
             code="too_many_open_matches",
         )
-    if waits and len(held.waiting) >= caps.max_waiting:
+    if waits and len(held.waiting) + len(held.searching) >= caps.max_waiting:
         raise Conflict(
-            f"you hold seats in {len(held.waiting)} waiting matches, the most one player may",
-            {"limit": caps.max_waiting, "matches": [str(m) for m in held.waiting]},
+            f"you hold seats in {len(held.waiting)} waiting matches and"
+            f" {len(held.searching)} searching tickets, the most one player may",
+            _held_details(caps.max_waiting, held.waiting, held.searching),
             code="too_many_waiting_matches",
         )
+
+
+def _held_details(limit: int, matches: list[UUID], tickets: list[UUID]) -> dict[str, Any]:
+    return {
+        "limit": limit,
+        "matches": [str(m) for m in matches],
+        "tickets": [str(t) for t in tickets],
+    }
 
 
 @dataclass(frozen=True)
