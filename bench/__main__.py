@@ -3,7 +3,8 @@
 Engine-only battles/s, of the compiled build and of the pure one with their ratio; the battle
 endpoint and the floor endpoint beside it at several concurrencies in msgpack and JSON, with one
 worker and with two; the end-turn loop over HTTP with a pre-filled pairing pool; match actions
-over HTTP and on the WebSocket at several numbers of concurrent matches; each worker's peak
+over HTTP and on the WebSocket at several numbers of concurrent matches; "play now" tickets
+matched per second and their time to match at `players` concurrent players; each worker's peak
 memory; the leaderboard's reads among a million players, each against a read of one player by
 id (bench.leaderboard); then the issue targets, each checked against this run. The one-worker
 and two-worker services run side by side on one database, each two-worker figure measured right
@@ -211,6 +212,17 @@ def _match_cells(sizes: Sizes, workers: int = 1) -> list[Cell]:
     ]
 
 
+def _queue_cell(sizes: Sizes) -> Cell:
+    """Players pressing "play now" together, matched with each other (one worker)."""
+    spec = {
+        "mode": "queue",
+        "concurrency": sizes.players,
+        "seconds": sizes.seconds * 2,
+        "warmup": sizes.warmup,
+    }
+    return Cell("play now (tickets matched)", 1, spec, [])
+
+
 @dataclass
 class Measured:
     cells: list[Cell]  # simulate and floor
@@ -224,7 +236,8 @@ def _worker_cells(sizes: Sizes, workers: int, data_dir: Path) -> tuple[list[Cell
     if workers > 1:
         # With two workers, the end-turn client of the fewest requests.
         turns = [cell for cell in turns if cell.spec["buys"] == "in-turn"]
-    return _cells(sizes, workers, data_dir), [*turns, *_match_cells(sizes, workers)]
+    queue = [_queue_cell(sizes)] if workers == 1 else []
+    return _cells(sizes, workers, data_dir), [*turns, *_match_cells(sizes, workers), *queue]
 
 
 def _round_order(one: list[Cell], two: list[Cell]) -> list[tuple[int, Cell]]:
@@ -276,6 +289,10 @@ def _loop_row(cell: Cell) -> dict[str, str]:
         if cell.spec["buys"] == "three":
             refused = sum(run["errors"].get("422", 0) for run in cell.runs)
             note += f", {refused:,} buys refused (422)"
+        return _row(cell, note=note)
+    if cell.spec["mode"] == "queue":
+        p95 = cell.median("p95_ms")
+        note = f"necromancers, 2 seats: time to match p50/p99 ms beside, p95 {p95:.0f} ms"
         return _row(cell, note=note)
     moves = sum(run["moves"] for run in cell.runs) / max(1, sum(r["requests"] for r in cell.runs))
     # The rate counts the client's actions; each also applies the bot seat's replies.

@@ -9,6 +9,9 @@ with `"buys": "in-turn"` a turn in one request (the end-turn carries its buys).
 `"mode": "match"` has `concurrency` players each play Duelo de Nigromantes against a bot seat,
 match after match, choosing every action from the previous action's answer; with
 `"via": "socket"` the actions go on the match's WebSocket instead of POST requests.
+`"mode": "queue"` has `concurrency` players each press "play now" for Duelo de Nigromantes,
+follow the ticket's long-poll until matched, resign the match and queue again; its figures are
+the tickets matched per second and their time to match.
 Every client has a keep-alive connection of its own and speaks HTTP/1.1 on it through
 `Connection`, and WebSocket through `socket_client`, far leaner than aiohttp's client (which
 only registers the players).
@@ -409,6 +412,54 @@ async def _matches(
     return actions.latencies_ms, moves
 
 
+# How long one long-poll of a ticket waits; a player still searching once the clock stops
+# cancels its ticket rather than wait for the bot delay.
+TICKET_POLL_SECONDS = 1.0
+
+
+async def _queue(session: aiohttp.ClientSession, spec: dict[str, Any], tally: Tally) -> list[float]:
+    """Each player: queue a ticket, long-poll it until matched, resign the match (the partner's
+    resign then finds it over), again. Every request counts in `tally`; the tickets' times to
+    match, from the POST to the answer that says matched, are returned apart."""
+    base = spec["base_url"]
+    clock = tally.clock
+    matched = Tally(clock)
+    tokens = await asyncio.gather(
+        *(_player(session, base, f"q{i}") for i in range(spec["concurrency"]))
+    )
+    ticket = _json({"game": "necromancers", "seats": 2})
+
+    async def player(token: str) -> None:
+        client = Client(await _connect(base), base, token)
+        while clock.running():
+            started = time.perf_counter()
+            queued = await _timed(tally, client, "/v1/matchmaking/tickets", ticket)
+            if queued is None:
+                return
+            path = f"/v1/matchmaking/tickets/{queued['ticket_id']}"
+            state = queued
+            while state["status"] == "searching":
+                if not clock.running():
+                    status, _ = await client.call("DELETE", path)
+                    # 409: matched meanwhile, and left to its turn timer.
+                    if status not in (200, 409):
+                        tally.error(str(status))
+                    return
+                status, raw = await client.call("GET", f"{path}?wait={TICKET_POLL_SECONDS}")
+                tally.done(0.0, status)
+                if status >= 300:
+                    return
+                state = orjson.loads(raw)
+            matched.done(time.perf_counter() - started, 200)
+            status, _ = await client.call("POST", f"/v1/matches/{state['match_id']}/resign")
+            # 409: the partner resigned first and the match is over.
+            tally.done(0.0, 200 if status == 409 else status)
+        client.connection.close()
+
+    await _run([player(token) for token in tokens], spec, clock)
+    return matched.latencies_ms
+
+
 async def _run(
     clients: list[Coroutine[Any, Any, None]], spec: dict[str, Any], clock: Clock
 ) -> None:
@@ -439,6 +490,8 @@ async def measure(spec: dict[str, Any]) -> dict[str, Any]:
             latencies = tally.latencies_ms
         elif spec["mode"] == "match":
             latencies, moves = await _matches(session, spec, tally)
+        elif spec["mode"] == "queue":
+            latencies = await _queue(session, spec, tally)
         else:
             latencies = await _end_turn(session, spec, tally)
     return {
@@ -446,6 +499,7 @@ async def measure(spec: dict[str, Any]) -> dict[str, Any]:
         "requests": len(latencies),
         "rate": len(latencies) / spec["elapsed"],
         "p50_ms": percentile(latencies, 0.5) if latencies else 0.0,
+        "p95_ms": percentile(latencies, 0.95) if latencies else 0.0,
         "p99_ms": percentile(latencies, 0.99) if latencies else 0.0,
         "errors": tally.errors,
         "cpu": spec["cpu"],

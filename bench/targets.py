@@ -40,7 +40,7 @@ class Figures:
         figure = (cell.median("rate"), cell.median("p99_ms"))
         if cell.spec["mode"] == "end-turn":
             self.turns[cell.spec["pool"], cell.spec["buys"], cell.workers] = figure
-        else:
+        elif cell.spec["mode"] == "match":
             self.actions[cell.spec["concurrency"], cell.spec["via"], cell.workers] = figure
 
 

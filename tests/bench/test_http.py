@@ -24,6 +24,9 @@ def test_benchmark_smoke_measures_every_figure_without_errors() -> None:
             ("1", "4"),
             ("2", "4"),
         ]
+    (queue,) = [row for row in rows if row["figure"] == "play now (tickets matched)"]
+    assert (queue["workers"], queue["clients"]) == ("1", "4")
+    assert float(queue["p50 ms"]) > 0 and "time to match" in queue["note"]
     assert [row["workers"] for row in rows if row["figure"] == "peak RSS"] == ["1", "2", "2"]
     around = [row for row in rows if row["figure"].startswith("leaderboard around=me")]
     assert len(around) == 3 and all(row["note"].endswith("a player read by id") for row in around)
