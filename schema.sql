@@ -1,4 +1,5 @@
--- The one source of the database schema, applied at every start-up: every statement is idempotent.
+-- The one source of the database schema, applied at start-up unless this very text was applied
+-- already (schema_applied, at the end): every statement is idempotent.
 
 CREATE TABLE IF NOT EXISTS players (
     player_id  uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -803,3 +804,9 @@ CREATE INDEX IF NOT EXISTS match_tickets_cancelled_idx ON match_tickets (cancell
 -- A player's tickets matched lately: what a match socket announces (docs/api.md#the-websocket).
 CREATE INDEX IF NOT EXISTS match_tickets_player_matched_idx ON match_tickets (player_id, matched_at)
     WHERE status = 'matched';
+-- The texts applied so far, by SHA-256: a start that finds its own skips the statements above,
+-- and with them the locks they take (service/store/database.py).
+CREATE TABLE IF NOT EXISTS schema_applied (
+    digest     text PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+);

@@ -66,6 +66,7 @@ async def test_a_database_made_before_rating_counts_gets_them_once(pool: asyncpg
     for event in ("insert", "update", "delete"):
         await pool.execute(f"DROP TRIGGER players_rating_counts_{event} ON players")
     await pool.execute("DROP TABLE rating_counts")
+    await pool.execute("DELETE FROM schema_applied")
     await pool.execute("UPDATE players SET rating = rating - 3 WHERE name LIKE 'p1%'")
     await apply_schema(pool)
     await apply_schema(pool)

@@ -2,6 +2,7 @@
 byte, whether it runs from the source tree or as built (where setup.py copies it in)."""
 
 import asyncio
+import hashlib
 import os
 import shutil
 import subprocess
@@ -77,6 +78,8 @@ async def test_a_schema_aborted_by_a_deadlock_with_a_serving_process_is_applied_
     serving = await asyncpg.connect(fresh_database_url)
     try:
         await database.apply_schema(pool)
+        # As a release with a new schema: the text applied is not the one recorded.
+        await pool.execute("DELETE FROM schema_applied")
         # A serving process writes snapshots, then reads runs; the schema locks runs early (its
         # ALTER) and snapshots late (its trigger): each waits for the other, and PostgreSQL
         # aborts the one that waited first, the schema's transaction.
@@ -86,6 +89,25 @@ async def test_a_schema_aborted_by_a_deadlock_with_a_serving_process_is_applied_
             await _waiting_for(serving, "snapshots")
             await serving.fetchval("SELECT count(*) FROM runs")
         await asyncio.wait_for(applied, timeout=30)
+    finally:
+        await serving.close()
+        await pool.close()
+
+
+async def test_a_database_with_this_schema_already_is_started_on_without_a_lock(
+    fresh_database_url: str,
+) -> None:
+    """A restart or a second worker skips the statements, and the table locks they take."""
+    pool = await database.create_pool(fresh_database_url, 1, 2, 60.0)
+    serving = await asyncpg.connect(fresh_database_url)
+    try:
+        await database.apply_schema(pool)
+        digests = await pool.fetch("SELECT digest FROM schema_applied")
+        assert [r["digest"] for r in digests] == [hashlib.sha256(SCHEMA.read_bytes()).hexdigest()]
+        async with serving.transaction():
+            # Whatever a serving process holds, the next start does not wait for it.
+            await serving.execute("LOCK TABLE snapshots, runs, players IN ACCESS EXCLUSIVE MODE")
+            await asyncio.wait_for(database.apply_schema(pool), timeout=5)
     finally:
         await serving.close()
         await pool.close()
