@@ -11,9 +11,11 @@ DEV := $(VENV)/.installed-dev
 CHROMIUM := /usr/bin/chromium
 PGBOUNCER := /usr/sbin/pgbouncer
 CRD_VALIDATOR := tests/deploy/crd/node_modules/.package-lock.json
+TS_CLIENT := clients/typescript/node_modules/.package-lock.json
 NGINX := /usr/sbin/nginx
 JQ := /usr/bin/jq
 CURL := /usr/bin/curl
+NPM := $(or $(shell command -v npm),/usr/bin/npm)
 CLUSTER_INSTANCES ?= 2
 
 .PHONY: serve cluster test lint bench
@@ -41,9 +43,9 @@ cluster: $(RUNTIME) $(PGBOUNCER) $(NGINX)
 
 # The dashboard's browser test drives Debian's Chromium (Playwright cannot download its own
 # here); the pooler and cluster tests, and `make cluster`, start Debian's PgBouncer and nginx;
-# the docs' shell examples, run by the suite as pasted, call curl and jq.
+# the docs' shell examples, run by the suite as pasted, call curl and jq; npm is below.
 # Each program's Debian package has its name.
-$(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL):
+$(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(NPM):
 	@if [ "$$(id -u)" = 0 ]; then \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(notdir $@); \
@@ -53,18 +55,14 @@ $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL):
 	fi
 
 # The custom resources of deploy/k8s are validated by the checks kubernetes-models compiles from
-# their CRDs, an npm package run by Node.js (on the machine, or Debian's when there is none).
-$(CRD_VALIDATOR): tests/deploy/crd/package-lock.json
-	@if ! command -v npm > /dev/null; then \
-		if [ "$$(id -u)" = 0 ]; then \
-			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; \
-		else \
-			echo "the manifest tests need Node.js and npm: sudo apt-get install nodejs npm" >&2; \
-			exit 1; \
-		fi; \
-	fi
+# their CRDs, an npm package run by Node.js; the TypeScript client's tools and test dependencies
+# (openapi-typescript, esbuild, tsc, ws) are npm packages too. Each is installed from its
+# lockfile, with the machine's npm, or Debian's (which brings Node.js) when there is none.
+$(CRD_VALIDATOR): tests/deploy/crd/package-lock.json | $(NPM)
 	npm ci --prefix tests/deploy/crd --no-audit --no-fund --loglevel=error
+
+$(TS_CLIENT): clients/typescript/package-lock.json | $(NPM)
+	npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
 
 lint: $(DEV)
 	$(BIN)/ruff check .
@@ -72,7 +70,7 @@ lint: $(DEV)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(CRD_VALIDATOR)
+test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(CRD_VALIDATOR) $(TS_CLIENT)
 	$(BIN)/python -m pytest -q
 
 # The performance table of docs/performance.md (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.
