@@ -2,7 +2,8 @@
 
 `pip install .` (or `-e`) compiles the modules of the battle's hot loop when a C compiler is
 found, and installs the pure-Python sources alone, with a one-line notice, when it is not or
-when CRYPTIDS_PURE=1. A built package also carries schema.sql, copied from the top of the tree.
+when CRYPTIDS_PURE=1. A built package also carries schema.sql and the web apps' files (web/),
+copied from the top of the tree.
 Everything else about the package is in pyproject.toml.
 """
 
@@ -32,6 +33,19 @@ HERE = Path(__file__).resolve().parent
 # The schema's one source, at the top of the tree, and where the package reads its copy.
 SCHEMA = "schema.sql"
 PACKAGED_SCHEMA = "service/store/schema.sql"
+# The web apps (ops, watch, play): the files each serves are those at the top of its folder
+# (service/api/pages.py), not its sources below; the package reads them from service/web.
+WEB = "web"
+PACKAGED_WEB = "service/web"
+SERVED = {".html", ".css", ".js", ".svg"}
+
+
+def _web_files() -> list[str]:
+    return sorted(
+        str(path.relative_to(HERE))
+        for path in (HERE / WEB).glob("*/*")
+        if path.is_file() and path.suffix in SERVED
+    )
 
 
 def _notice(reason: str) -> None:
@@ -88,17 +102,25 @@ class _OptionalBuildExt(build_ext):
 
 
 class _BuildPyWithSchema(build_py):
-    """The package's modules and data, and the schema as package data (service.store.database
-    reads it there). An editable install builds none of them: it reads the tree's schema.sql."""
+    """The package's modules and data, and the schema and the web apps as package data
+    (service.store.database and service.api.pages read them there). An editable install builds
+    none of them: it reads the tree's."""
 
     def run(self) -> None:
         super().run()
-        if not self.editable_mode:
-            self.copy_file(str(HERE / SCHEMA), str(Path(self.build_lib) / PACKAGED_SCHEMA))
+        if self.editable_mode:
+            return
+        built = Path(self.build_lib)
+        self.copy_file(str(HERE / SCHEMA), str(built / PACKAGED_SCHEMA))
+        for name in _web_files():
+            target = built / PACKAGED_WEB / Path(name).relative_to(WEB)
+            self.mkpath(str(target.parent))
+            self.copy_file(str(HERE / name), str(target))
 
     def get_source_files(self) -> list[str]:
-        # What an sdist takes: the schema with the sources, so a build from it has it too.
-        return [*super().get_source_files(), SCHEMA]
+        # What an sdist takes: the schema and the web apps with the sources, so a build from it
+        # has them too.
+        return [*super().get_source_files(), SCHEMA, *_web_files()]
 
 
 setup(

@@ -1,6 +1,9 @@
 """Shared fixtures: one real embedded PostgreSQL and one real HTTP service per test session."""
 
 import dataclasses
+import shutil
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -130,3 +133,28 @@ def make_settings(settings: Settings) -> Any:
 @pytest.fixture
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def built_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package's files as `pip install .` lays them out (the compiled engine aside), built
+    from the build's inputs alone (those the image's build gets), so nothing else of the tree
+    is read."""
+    repo = Path(__file__).resolve().parents[1]
+    folder = tmp_path_factory.mktemp("package")
+    source = folder / "source"
+    ignored = shutil.ignore_patterns("__pycache__", "*.so", "node_modules", "src")
+    shutil.copytree(repo / "service", source / "service", ignore=ignored)
+    shutil.copytree(repo / "web", source / "web", ignore=ignored)
+    for name in ("pyproject.toml", "setup.py", "schema.sql"):
+        shutil.copy(repo / name, source / name)
+    built = folder / "built"
+    subprocess.run(
+        [sys.executable, "setup.py", "--quiet", "build_py", "--build-lib", str(built)],
+        cwd=source,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    shutil.rmtree(source)
+    return built

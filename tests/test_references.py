@@ -28,11 +28,13 @@ from urllib.parse import unquote
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCANNED = ("service", "tests", "docs", "bench", "deploy", "README.md")
-TEXT_SUFFIXES = frozenset({".py", ".md", ".toml", ".js", ".html", ".yaml", ".sql", ".css"})
+SCANNED = ("service", "web", "clients", "tests", "docs", "bench", "deploy", "README.md")
+TEXT_SUFFIXES = frozenset(
+    {".py", ".md", ".toml", ".js", ".mjs", ".ts", ".html", ".yaml", ".sql", ".css"}
+)
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
 # Where nothing may cite a document that is not in the repository.
-SELF_CONTAINED = ("service", "tests", "docs")
+SELF_CONTAINED = ("service", "web", "clients", "tests", "docs")
 # Built from parts, so that this file does not hold the words it looks for.
 OUTSIDE_SPEC = re.compile(r"\b" + "DES" + "IGN" + r"\b")
 SOURCE_SECTION = re.compile("seed" + r"\s*" + "\u00a7", re.IGNORECASE)

@@ -1,21 +1,21 @@
 """The replay viewer: a static page that fetches a replay, re-simulates it and plays it back.
 
-The page, its stylesheet and its ES modules live in `watch/` and are served like the ops
-dashboard (read once at import, a strict CSP, ETags). The browser asks for the player's token
-and calls the JSON API itself, so these routes need no auth. `watch/resim.js` is the reference
-re-simulator a client developer can import on its own.
+The page, its stylesheet and its ES modules are web/watch/, served like the ops dashboard
+(service/api/pages.py). The browser asks for the player's token and calls the JSON API itself,
+so these routes need no auth. `web/watch/resim.js` is the reference re-simulator a client
+developer can import on its own.
 """
 
 from aiohttp import web
 
-from service.api import dashboard
+from service.api import pages
 from service.api.endpoints import Call, Endpoints
 
 endpoints = Endpoints("watch")
 
-DIRECTORY = dashboard.DIRECTORY.with_name("watch")
+DIRECTORY = pages.WEB / "watch"
 PAGE = "watch.html"
-ASSETS = dashboard.load(DIRECTORY)
+ASSETS = pages.load(DIRECTORY)
 
 
 @endpoints.route(
@@ -28,7 +28,7 @@ ASSETS = dashboard.load(DIRECTORY)
     database=False,
 )
 async def watch_page(call: Call) -> web.Response:
-    return dashboard.serve(call.request, ASSETS[PAGE])
+    return pages.serve(call.request, ASSETS[PAGE])
 
 
 @endpoints.route(
@@ -43,7 +43,7 @@ async def watch_page(call: Call) -> web.Response:
 async def watch_battle_page(call: Call) -> web.Response:
     # The page reads the battle id from its own address; any id gets the page, and the API
     # answers the replay (or 404) with the player's token.
-    return dashboard.serve(call.request, ASSETS[PAGE])
+    return pages.serve(call.request, ASSETS[PAGE])
 
 
 @endpoints.route(
@@ -56,7 +56,7 @@ async def watch_battle_page(call: Call) -> web.Response:
     database=False,
 )
 async def watch_match_page(call: Call) -> web.Response:
-    return dashboard.serve(call.request, ASSETS[PAGE])
+    return pages.serve(call.request, ASSETS[PAGE])
 
 
 @endpoints.route(
@@ -70,5 +70,5 @@ async def watch_match_page(call: Call) -> web.Response:
     database=False,
 )
 async def watch_asset(call: Call) -> web.Response:
-    asset = dashboard.asset_named(ASSETS, call.path_param("asset"), PAGE, "viewer")
-    return dashboard.serve(call.request, asset)
+    asset = pages.asset_named(ASSETS, call.path_param("asset"), PAGE, "viewer")
+    return pages.serve(call.request, asset)

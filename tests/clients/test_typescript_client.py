@@ -120,7 +120,7 @@ async def test_the_committed_bundle_is_built_from_the_sources(tmp_path: Path) ->
     code, output = await _run(node, "scripts/build.mjs", str(built), seconds=TOOL_SECONDS)
     assert code == 0, output
     assert built.read_bytes() == (PACKAGE / "dist" / "cryptid-client.js").read_bytes(), (
-        "dist/cryptid-client.js is not built from src/ (and service/api/watch/resim.js):"
+        "dist/cryptid-client.js is not built from src/ (and web/watch/resim.js):"
         " `npm run build --prefix clients/typescript`"
     )
 

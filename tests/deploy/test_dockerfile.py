@@ -136,7 +136,14 @@ def test_the_build_context_is_what_pip_install_reads_and_no_more() -> None:
     build_inputs = {"pyproject.toml", "schema.sql"} | {
         name for name in ["setup.py"] if (REPO / name).exists()
     }
-    assert package | build_inputs <= context
+    # The pages' files, which the build copies into the package (setup.py); not their sources.
+    pages = {
+        str(path.relative_to(REPO))
+        for path in (REPO / "web").glob("*/*")
+        if path.is_file() and path.suffix in {".html", ".css", ".js", ".svg"}
+    }
+    assert package | build_inputs | pages <= context
+    assert not {path for path in context if "/node_modules/" in path or "/src/" in path}
     assert not {path for path in context if path.endswith((".so", ".pyc"))}
     assert not {
         path for path in context if path.split("/")[0] in {".git", ".venv", "var", "tests", "bench"}

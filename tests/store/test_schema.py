@@ -4,7 +4,6 @@ byte, whether it runs from the source tree or as built (where setup.py copies it
 import asyncio
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,26 +26,12 @@ def test_the_source_tree_applies_the_top_level_schema() -> None:
     assert database.schema().encode() == SCHEMA.read_bytes()
 
 
-def test_the_built_package_applies_the_top_level_schema(tmp_path: Path) -> None:
-    # The build's inputs alone (those the image's build gets), so nothing of the tree is read.
-    source = tmp_path / "source"
-    shutil.copytree(
-        REPO / "service", source / "service", ignore=shutil.ignore_patterns("__pycache__", "*.so")
-    )
-    for name in ("pyproject.toml", "setup.py", "schema.sql"):
-        shutil.copy(REPO / name, source / name)
-    built = tmp_path / "built"
-    # The step of `pip install .` that lays out the package's files (the compiled engine aside).
-    subprocess.run(
-        [sys.executable, "setup.py", "--quiet", "build_py", "--build-lib", str(built)],
-        cwd=source,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+def test_the_built_package_applies_the_top_level_schema(
+    built_package: Path, tmp_path: Path
+) -> None:
+    built = built_package
     assert (built / "service/store/schema.sql").read_bytes() == SCHEMA.read_bytes()
 
-    shutil.rmtree(source)
     read = subprocess.run(
         [sys.executable, "-P", "-c", READ_SCHEMA],
         cwd=tmp_path,

@@ -1,8 +1,8 @@
-// The reference re-simulator, the very module the replay viewer runs (service/api/watch/resim.js),
+// The reference re-simulator, the very module the replay viewer runs (web/watch/resim.js),
 // bundled in from the service's source rather than copied: a client checks a replay roll by roll
 // with the same code the suite checks against the golden corpus. Typed here.
 
-import * as reference from "../../../service/api/watch/resim.js";
+import * as reference from "../../../web/watch/resim.js";
 import type { ReplayWire, WireBattleEvent } from "./battles.js";
 import type { components } from "./schema.js";
 import type { Int64 } from "./wire.js";
