@@ -8,26 +8,15 @@ from urllib.parse import urlsplit
 
 import pytest
 from aiohttp import web
-from playwright.async_api import Browser, ConsoleMessage, Page, Request, async_playwright, expect
+from playwright.async_api import Browser, ConsoleMessage, Page, Request, expect
 
 from service.api.keys import POOL
 from service.config import Settings
 from tests.api.runs_helpers import WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
+from tests.browser import WAIT_MS, launched
 from tests.conftest import TEST_OPS_TOKEN, service_and_app
 from tests.http import Api
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-WAIT_MS = 5000
 API_PATH = "**/v1/ops/matchmaking"
 # Counts the page's fetch calls as they are made, so a test can tell that none happened.
 COUNT_FETCHES = """
@@ -42,24 +31,9 @@ HIDE = """hidden => {
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Path:
-    # CI installs it (.ci/run); skipping instead would let the dashboard break unnoticed.
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"the dashboard's browser test needs Debian's Chromium at {CHROMIUM}; install it with"
-            " `sudo apt-get install -y chromium` (Playwright's own browser download is not used)"
-        )
-    return CHROMIUM
-
-
-@pytest.fixture(scope="module")
-async def browser(chromium: Path) -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=str(chromium), args=CHROMIUM_ARGS, timeout=3 * WAIT_MS
-        )
-        yield launched
-        await launched.close()
+async def browser() -> AsyncIterator[Browser]:
+    async with launched() as chromium:
+        yield chromium
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from aiohttp import web
-from playwright.async_api import Browser, ConsoleMessage, Page, async_playwright, expect
+from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
 from service.api import watch
 from service.api.keys import POOL
@@ -21,7 +21,7 @@ from service.games.cryptids import load_ruleset, simulate
 from service.usecases.catalogue import cryptid_catalogue
 from tests.api.matches_helpers import new_players, play_out, start_match
 from tests.api.runs_helpers import STRONG, add_snapshot, seeded_run, spend_gold
-from tests.api.test_dashboard import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from tests.browser import WAIT_MS, launched
 from tests.games.golden.gen import corpus_path
 from tests.http import Api
 
@@ -79,14 +79,8 @@ COMPARE_REPLAYS = """async ([replays]) => {
 
 @pytest.fixture(scope="module")
 async def browser() -> AsyncIterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"the viewer's browser tests need Debian's Chromium at {CHROMIUM}")
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=3 * WAIT_MS
-        )
-        yield launched
-        await launched.close()
+    async with launched() as chromium:
+        yield chromium
 
 
 class Watched:

@@ -15,44 +15,21 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
+from tests.browser import launched
 from tests.http import Api
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # The page is handed over by Playwright, not by the service, so Chromium cannot tell it is
-    # local, and its local-network check would refuse the page's socket to 127.0.0.1.
-    "--disable-features=LocalNetworkAccessChecks",
-]
 SCENARIO_MS = 60_000
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Path:
-    # `make test` installs it; skipping instead would let the bundle break in browsers unnoticed.
-    if not CHROMIUM.exists():
-        pytest.fail(f"the client's browser test needs Debian's Chromium at {CHROMIUM}")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="module")
-async def browser(chromium: Path) -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=str(chromium), args=CHROMIUM_ARGS, timeout=15_000
-        )
-        yield launched
-        await launched.close()
+async def browser() -> AsyncIterator[Browser]:
+    # The page is handed over by Playwright, not by the service, so Chromium cannot tell it is
+    # local, and its local-network check would refuse the page's socket to 127.0.0.1.
+    async with launched("--disable-features=LocalNetworkAccessChecks") as chromium:
+        yield chromium
 
 
 async def test_the_bundle_works_in_a_browser_page(api: Api, browser: Browser) -> None:
