@@ -12,6 +12,7 @@ CHROMIUM := /usr/bin/chromium
 PGBOUNCER := /usr/sbin/pgbouncer
 CRD_VALIDATOR := tests/deploy/crd/node_modules/.package-lock.json
 TS_CLIENT := clients/typescript/node_modules/.package-lock.json
+WEB_TOOLS := web/node_modules/.package-lock.json
 NGINX := /usr/sbin/nginx
 JQ := /usr/bin/jq
 CURL := /usr/bin/curl
@@ -56,7 +57,8 @@ $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(NPM):
 
 # The custom resources of deploy/k8s are validated by the checks kubernetes-models compiles from
 # their CRDs, an npm package run by Node.js; the TypeScript client's tools and test dependencies
-# (openapi-typescript, esbuild, tsc, ws) are npm packages too. Each is installed from its
+# (openapi-typescript, esbuild, tsc, ws) and the web client's build (esbuild, tsc, and the library
+# itself, from clients/typescript) are npm packages too. Each is installed from its
 # lockfile, with the machine's npm, or Debian's (which brings Node.js) when there is none.
 $(CRD_VALIDATOR): tests/deploy/crd/package-lock.json | $(NPM)
 	npm ci --prefix tests/deploy/crd --no-audit --no-fund --loglevel=error
@@ -64,13 +66,16 @@ $(CRD_VALIDATOR): tests/deploy/crd/package-lock.json | $(NPM)
 $(TS_CLIENT): clients/typescript/package-lock.json | $(NPM)
 	npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
 
+$(WEB_TOOLS): web/package-lock.json $(TS_CLIENT) | $(NPM)
+	npm ci --prefix web --no-audit --no-fund --loglevel=error
+
 lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(CRD_VALIDATOR) $(TS_CLIENT)
+test: lint $(CHROMIUM) $(PGBOUNCER) $(NGINX) $(JQ) $(CURL) $(CRD_VALIDATOR) $(TS_CLIENT) $(WEB_TOOLS)
 	$(BIN)/python -m pytest -q
 
 # The performance table of docs/performance.md (a few minutes); BENCH_ARGS=--pairing adds a million-snapshot pool.

@@ -29,6 +29,7 @@ from service.api import (
     matchmaking,
     metrics,
     ops,
+    play,
     players,
     runs,
     sessions,
@@ -84,6 +85,7 @@ ENDPOINT_TABLES: list[Endpoints] = [
     match_socket.endpoints,
     dashboard.endpoints,
     watch.endpoints,
+    play.endpoints,
 ]
 STARTUP_ATTEMPTS = 20
 POOL_SAMPLE_SECONDS = 1.0

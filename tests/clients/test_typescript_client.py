@@ -14,10 +14,7 @@ the README's example is examples/first-turn.mjs (which the Node tests run), in b
 `make test` installs the package's dependencies from its lockfile first (`npm ci`).
 """
 
-import asyncio
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ import pytest
 
 from tests.conftest import running_service
 from tests.http import Api
+from tests.node import node_for, run
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "clients" / "typescript"
@@ -34,38 +32,11 @@ TOOL_SECONDS = 60
 
 
 def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (PACKAGE / "node_modules" / ".package-lock.json").is_file():
-        # Skipping would let a library that no longer works with the service through.
-        pytest.fail(
-            "the TypeScript client's tests need Node.js and its packages: `make test` runs"
-            " `npm ci --prefix clients/typescript`"
-        )
-    return node
+    return node_for(PACKAGE)
 
 
 async def _run(*args: str, seconds: float, env: dict[str, str] | None = None) -> tuple[int, str]:
-    """Run a command from the package's folder, with its output (both streams) and exit code,
-    killed after `seconds`.
-
-    Asynchronous, so that the services of this event loop go on answering it meanwhile.
-    """
-    process = await asyncio.create_subprocess_exec(
-        *args,
-        cwd=PACKAGE,
-        env={**os.environ, **(env or {})},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    try:
-        async with asyncio.timeout(seconds):
-            output, _ = await process.communicate()
-    except TimeoutError:
-        process.kill()
-        output, _ = await process.communicate()
-        text = output.decode(errors="replace")
-        raise AssertionError(f"{' '.join(args)} ran past {seconds} s:\n{text}") from None
-    return process.returncode or 0, output.decode(errors="replace")
+    return await run(*args, cwd=PACKAGE, seconds=seconds, env=env)
 
 
 async def test_the_library_plays_against_a_real_service(make_settings: Any) -> None:
