@@ -145,7 +145,8 @@ class MatchSocket:
             await (socket.send_bytes(encoded) if self.binary else socket.send_str(encoded.decode()))
 
     async def push(self) -> None:
-        """Every page the follower reads, less what replies delivered meanwhile; then close."""
+        """Every page the follower reads, less what replies delivered meanwhile, and a finished
+        match's last page however empty; then close."""
         app, cursor = self.app, self.cursor
         try:
             pages = follow.follow(
@@ -156,7 +157,9 @@ class MatchSocket:
                     async with self.sending:
                         events = cursor.fresh(page)
                         cursor.advance(page.last_seq)
-                        if events:
+                        # A finished match's last page goes out even with nothing new in it:
+                        # a socket opened after the end learns so before it is closed.
+                        if events or page.over:
                             await self.send({**page.wire(), "events": events})
             async with self.sending:
                 await self.socket.close()
@@ -275,7 +278,8 @@ def _ref_of(data: Any) -> Ref | None:
         " `after` on, and answers the actions you send on it ({ref, version, action,"
         " idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer"
         " header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your"
-        " matchmaking tickets is matched; closed once a finished match has sent everything"
+        " matchmaking tickets is matched; closed once a finished match has sent everything, its"
+        " last batch (status finished) sent even when it holds no event"
     ),
     auth="none",
     query=SocketQuery,

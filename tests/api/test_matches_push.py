@@ -147,6 +147,13 @@ async def test_websocket_closes_after_a_finished_match_sent_everything(api: Api)
     closing = await ws.receive(timeout=WAIT)
     assert closing.type == aiohttp.WSMsgType.CLOSE
     await ws.close()
+    # Reopened after everything was sent, it says the match is over before it closes.
+    last = batch["last_seq"]
+    again = await api.session.ws_connect(socket_url(api, match_id, f"?token={a}&after={last}"))
+    told = await receive(again)
+    assert told["events"] == [] and told["status"] == "finished" and told["last_seq"] == last
+    assert (await again.receive(timeout=WAIT)).type == aiohttp.WSMsgType.CLOSE
+    await again.close()
 
 
 @pytest.fixture

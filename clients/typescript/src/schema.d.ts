@@ -471,7 +471,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** WebSocket: pushes {events, last_seq, status, version} batches you may see, from `after` on, and answers the actions you send on it ({ref, version, action, idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your matchmaking tickets is matched; closed once a finished match has sent everything */
+        /** WebSocket: pushes {events, last_seq, status, version} batches you may see, from `after` on, and answers the actions you send on it ({ref, version, action, idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your matchmaking tickets is matched; closed once a finished match has sent everything, its last batch (status finished) sent even when it holds no event */
         get: operations["websocket"];
         put?: never;
         post?: never;
