@@ -185,7 +185,16 @@ class Waiting:
 
 async def claim(conn: asyncpg.Connection, bucket: Bucket, limit: int) -> list[Waiting]:
     """The bucket's searching tickets no other transaction holds, oldest first, locked until
-    this transaction ends: two matchers never claim the same ticket."""
+    this transaction ends: two matchers never claim the same ticket.
+
+    Matchers of one bucket also take turns (a lock on the bucket until the transaction ends):
+    two that ran at once would each skip the ticket the other holds, and two players queuing
+    together would wait for the next turn of the matcher to be seen together. A ticket a cancel
+    holds is still skipped."""
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+        f"matchmaking:{bucket.game}:{bucket.ruleset}:{bucket.seats}:{jsonb.dumps(bucket.options)}",
+    )
     rows = await conn.fetch(
         """
         SELECT ticket_id, player_id, loadout::text, rating,
@@ -213,12 +222,13 @@ async def mark_matched(
     conn: asyncpg.Connection, match_id: UUID, seats: list[tuple[UUID, int]]
 ) -> None:
     """The claimed tickets (ticket, seat) matched into `match_id`; each ticket's waiters and
-    each player's sockets notified."""
+    each player's sockets notified. The time matched is the clock's, not the transaction's
+    start: a matcher that waited for its turn may have begun before the ticket was stored."""
     await conn.execute(
         f"""
         WITH moved AS (
             UPDATE match_tickets m SET status = 'matched', match_id = $1, seat = s.seat,
-                                       matched_at = now()
+                                       matched_at = clock_timestamp()
               FROM unnest($2::uuid[], $3::int[]) AS s (ticket_id, seat)
              WHERE m.ticket_id = s.ticket_id
             RETURNING m.ticket_id, m.player_id)

@@ -14,8 +14,9 @@ Decisions (docs/api.md#play-now-the-matchmaking-queue):
   here has a turn timer of MATCHMAKING_TURN_SECONDS, so that a stranger who walks away does not
   hold the others' game.
 - A bucket's tickets are claimed FOR UPDATE SKIP LOCKED and matched in the transaction that
-  claimed them, so any number of instances match at once and a ticket is matched exactly once;
-  a cancel locks its ticket, so it either comes first (the matcher skips it) or finds it matched.
+  claimed them, so any number of instances match and a ticket is matched exactly once; the
+  matchers of one bucket take turns, so that two never skip each other's tickets; a cancel
+  locks its ticket, so it either comes first (the matcher skips it) or finds it matched.
 - The matcher runs for a ticket's bucket as soon as the ticket is stored, so two players who
   queue together are matched at once, and on every instance every MATCHMAKING_INTERVAL_SECONDS.
 """
