@@ -49,6 +49,7 @@ class Registry:
             described.append(
                 {
                     "id": game_id,
+                    "name": game.name,
                     "ruleset": ruleset,
                     "rulesets": sorted(r for g, r in self._games if g == game_id),
                     "min_seats": game.min_seats,

@@ -37,6 +37,13 @@ async def test_games_list_each_game_with_its_seats_and_options(api: Api) -> None
     assert games["necromancers"]["min_seats"] == 2
     assert games["necromancers"]["max_seats"] == 4
     assert games["necromancers"]["options"] == {}
+    # Each with the name players know it by, for a client to show beside the id.
+    assert {g: games[g]["name"] for g in games} == {
+        "necromancers": "Duelo de Nigromantes",
+        "fate-duel": "Duelos Simples",
+        "loyalty": "The loyalty card game",
+        "medianokte": "Medianokte: Exploración",
+    }
     assert (await api.get("/v1/games")).status == 401
 
 

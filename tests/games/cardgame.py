@@ -66,6 +66,7 @@ class CardState(GameState, kw_only=True):
 
 class CardGame(TableGame[CardState]):
     id = "test-cards"
+    name = "Test cards"
     ruleset = "test-cards-1"
     min_seats = 2
     max_seats = 2

@@ -26,6 +26,7 @@ class Decide(TableGame[DecideState]):
     """A leg that seat 0 ends at once by naming its result: a win for a seat, or a draw."""
 
     id = "decide"
+    name = "Decide"
     ruleset = "decide-1"
     min_seats = 2
     max_seats = 2

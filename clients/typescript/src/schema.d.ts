@@ -1720,6 +1720,11 @@ export interface components {
             /** Id */
             id: string;
             /**
+             * Name
+             * @description what players call the game
+             */
+            name: string;
+            /**
              * Ruleset
              * @description the default ruleset of new matches
              */

@@ -24,6 +24,7 @@ MAX_DEAL = 2**53 - 1
 
 class FateDuelGame(TableGame[State]):
     id = "fate-duel"
+    name = "Duelos Simples"
     min_seats = 2
     max_seats = 4
     state_type = State

@@ -232,6 +232,8 @@ class Game(ABC, Generic[S]):
     """
 
     id: str
+    # What players call it, shown by clients beside the id.
+    name: str
     ruleset: str
     min_seats: int
     max_seats: int

@@ -60,6 +60,7 @@ class Series(Game[SeriesState]):
         self.inner = inner
         self.best_of = best_of
         self.id = f"{inner.id}-bo{best_of}"
+        self.name = inner.name
         self.ruleset = inner.ruleset
         self.min_seats = inner.min_seats
         self.max_seats = inner.max_seats

@@ -63,6 +63,7 @@ CHARACTER = card(
 
 class LoyaltyGameLeg(TableGame[State]):
     id = "loyalty-game"
+    name = "The loyalty card game"
     min_seats = 2
     max_seats = 2
     state_type = State

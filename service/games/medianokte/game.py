@@ -56,6 +56,7 @@ from service.games.medianokte.views import SCHEMA, observe
 
 class MedianokteGame(TableGame[State]):
     id = "medianokte"
+    name = "Medianokte: Exploración"
     ruleset = "medianokte-duel-1"
     min_seats = 2
     max_seats = 4

@@ -19,6 +19,7 @@ from service.games.necromancers.state import Necromancer, State
 
 class NecromancersGame(TableGame[State]):
     id = "necromancers"
+    name = "Duelo de Nigromantes"
     min_seats = 2
     max_seats = 4
     state_type = State

@@ -47,6 +47,7 @@ View = Annotated[dict[str, Any], _AnyGameView]
 
 class GameInfo(TypedDict):
     id: str
+    name: Annotated[str, Field(description="what players call the game")]
     ruleset: Annotated[str, Field(description="the default ruleset of new matches")]
     rulesets: list[str]
     min_seats: int
