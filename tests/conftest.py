@@ -1,7 +1,9 @@
 """Shared fixtures: one real embedded PostgreSQL and one real HTTP service per test session."""
 
 import dataclasses
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import uuid
@@ -21,6 +23,7 @@ from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
 from tests.http import Api
+from tests.runtime.test_serve import _free_port, _wait_healthy
 
 TEST_SECRET = "test-secret-key-of-thirty-two-bytes!"
 TEST_OPS_TOKEN = "test-ops-token-of-thirty-two-bytes"
@@ -158,3 +161,37 @@ def built_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     shutil.rmtree(source)
     return built
+
+
+@pytest.fixture
+def service_process(
+    settings: Settings, repo_root: Path, tmp_path: Path
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`python -m service serve` on the test's database, in a process of its own: another
+    instance, as one would run, and a service that knows only the games it ships."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PORT")}
+    env.update(
+        {
+            "DATABASE_URL": settings.database_url or "",
+            "SECRET_KEY": TEST_SECRET,
+            "DATA_DIR": str(tmp_path),
+            "PORT": str(port),
+            "LOG_FORMAT": "json",
+        }
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve"],
+        cwd=repo_root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(base, process)
+        yield base, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=30)

@@ -38,7 +38,9 @@ async def test_games_list_each_game_with_its_seats_and_options(api: Api) -> None
     assert games["necromancers"]["max_seats"] == 4
     assert games["necromancers"]["options"] == {}
     # Each with the name players know it by, for a client to show beside the id.
-    assert {g: games[g]["name"] for g in games} == {
+    assert {
+        g: games[g]["name"] for g in ("necromancers", "fate-duel", "loyalty", "medianokte")
+    } == {
         "necromancers": "Duelo de Nigromantes",
         "fate-duel": "Duelos Simples",
         "loyalty": "The loyalty card game",

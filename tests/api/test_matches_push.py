@@ -1,20 +1,15 @@
 """Pushed match updates: long-poll, WebSocket, and across two service processes."""
 
 import asyncio
-import os
 import random
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
-from service.config import Settings
 from tests.api.matches_helpers import (
     act,
     finished_matches_rebuild,  # noqa: F401 (autouse)
@@ -25,9 +20,7 @@ from tests.api.matches_helpers import (
     socket_url,
     start_match,
 )
-from tests.conftest import TEST_SECRET
 from tests.http import Api
-from tests.runtime.test_serve import _free_port, _wait_healthy
 
 WAIT = 5.0
 
@@ -156,43 +149,10 @@ async def test_websocket_closes_after_a_finished_match_sent_everything(api: Api)
     await again.close()
 
 
-@pytest.fixture
-def second_instance(
-    settings: Settings, repo_root: Path, tmp_path: Path
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`python -m service serve` on the test's database, as another instance would run."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PORT")}
-    env.update(
-        {
-            "DATABASE_URL": settings.database_url or "",
-            "SECRET_KEY": TEST_SECRET,
-            "DATA_DIR": str(tmp_path),
-            "PORT": str(port),
-            "LOG_FORMAT": "json",
-        }
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve"],
-        cwd=repo_root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(base, process)
-        yield base, process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.communicate(timeout=30)
-
-
 async def test_an_action_on_one_instance_is_pushed_by_the_other(
-    api: Api, second_instance: tuple[str, subprocess.Popen[bytes]]
+    api: Api, service_process: tuple[str, subprocess.Popen[bytes]]
 ) -> None:
-    base, process = second_instance
+    base, process = service_process
     other = Api(api.session, base)
     a, b = await new_players(api, 2)
     match_id = await start_match(api, [a, b])

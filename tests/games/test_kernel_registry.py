@@ -115,6 +115,7 @@ def test_describe_names_every_ruleset_the_loadout_schema_and_a_legal_sample(
     necromancers, cards = registry.describe()
     assert necromancers == {
         "id": "necromancers",
+        "name": "Duelo de Nigromantes",
         "ruleset": FIRST,
         "rulesets": [FIRST, SECOND],
         "min_seats": 2,
