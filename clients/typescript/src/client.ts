@@ -157,6 +157,15 @@ export class CryptidClient {
     return this.sessions.player();
   }
 
+  /**
+   * The current access token, renewed first when it is running out (as before any request), for
+   * what must send it itself: a page of the service that reads its own token, as `/watch` does.
+   * Fails with 401 `not_signed_in` when no session is kept.
+   */
+  accessToken(): Promise<string> {
+    return this.sessions.token();
+  }
+
   /** GET /v1/players/me: you, your devices and your ratings. */
   async me(): Promise<Me> {
     return must(await this.api.GET("/v1/players/me"));

@@ -1,6 +1,7 @@
 // Sessions: a device signs in, the access token is refreshed before it runs out and once after a
 // 401, the refresh token and the device id outlive the client in its SessionStorage, and signing
-// out revokes the session. The refresh tests run against a service whose access tokens last 2 s.
+// out revokes the session; accessToken() gives the token requests send, renewed as they would.
+// The refresh tests run against a service whose access tokens last 2 s.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -89,6 +90,40 @@ test("a new client resumes from the storage: the refresh token, then the player"
   });
   const me = await second.me();
   assert.equal(me.player_id, player.player_id);
+});
+
+test("accessToken() is the token requests send: good for the service, made once", async () => {
+  const recorder = recordingFetch();
+  const storage = new MemoryStorage();
+  const client = newClient({ storage, fetch: recorder.fetch });
+  const player = await client.signInWithDevice({ name: "watcher" });
+  const token = await client.accessToken();
+  assert.equal(await client.accessToken(), token, "kept in memory, not made again");
+  assert.deepEqual(calls(recorder.log), ["POST /v1/auth/device 201"]);
+  const me = await fetch(`${BASE_URL}/v1/players/me`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(me.status, 200);
+  assert.equal((await me.json()).player_id, player.player_id);
+  // A new client on the same storage has no token in memory: it renews the session for one.
+  const resumed = newClient({ storage, fetch: recorder.fetch });
+  const renewed = await resumed.accessToken();
+  assert.deepEqual(calls(recorder.log), ["POST /v1/auth/device 201", "POST /v1/auth/refresh 200"]);
+  const again = await fetch(`${BASE_URL}/v1/runs`, { headers: { Authorization: `Bearer ${renewed}` } });
+  assert.equal(again.status, 200);
+  await client.signOut();
+  await assert.rejects(client.accessToken(), (error) => error instanceof CryptidError && error.code === "not_signed_in");
+});
+
+test("accessToken() renews a token that is running out", short, async () => {
+  const recorder = recordingFetch();
+  const client = newClient({ baseUrl: SHORT_TOKEN_BASE_URL, fetch: recorder.fetch });
+  await client.signInWithDevice({ name: "renewing" });
+  const first = await client.accessToken();
+  await sleep(2500);
+  const second = await client.accessToken();
+  assert.notEqual(second, first);
+  assert.deepEqual(calls(recorder.log), ["POST /v1/auth/device 201", "POST /v1/auth/refresh 200"]);
+  const me = await fetch(`${SHORT_TOKEN_BASE_URL}/v1/players/me`, { headers: { Authorization: `Bearer ${second}` } });
+  assert.equal(me.status, 200);
 });
 
 test("signing in with a device id: 201 makes the player, the same id signs it in again", async () => {
