@@ -44,7 +44,7 @@ def _web_files() -> list[str]:
     return sorted(
         str(path.relative_to(HERE))
         for path in (HERE / WEB).glob("*/*")
-        if path.is_file() and path.suffix in SERVED
+        if path.is_file() and path.suffix in SERVED and path.parent.name != "node_modules"
     )
 
 

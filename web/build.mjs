@@ -9,7 +9,11 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 const outdir = process.argv[2] ?? root;
 
 await build({
-  entryPoints: { "play/play": `${root}play/src/main.ts` },
+  entryPoints: {
+    "play/play": `${root}play/src/main.ts`,
+    // The match table for the replay viewer, with its stylesheet: /watch/assets/match-view.js.
+    "watch/match-view": `${root}play/src/table/replay-entry.ts`,
+  },
   outdir,
   bundle: true,
   format: "esm",

@@ -13,13 +13,16 @@ REPO = Path(__file__).resolve().parents[2]
 READ_PAGES = (
     "import json; from service.api import pages;"
     " print(json.dumps([str(pages.WEB)] + sorted("
-    "f'{app.name}/{name}' for app in pages.WEB.iterdir() for name in pages.load(app))))"
+    "f'{app.name}/{name}' for app in pages.WEB.iterdir() if app.is_dir()"
+    " for name in pages.load(app))))"
 )
+# The pages' folders in the tree; beside them, their build's files and its npm packages.
+APPS = ("ops", "watch", "play")
 
 
 def test_the_source_tree_serves_the_top_level_web_folder() -> None:
     assert pages.WEB == REPO / "web"
-    assert {"ops", "watch"} <= {app.name for app in pages.WEB.iterdir()}
+    assert set(APPS) <= {app.name for app in pages.WEB.iterdir()}
 
 
 def test_the_built_package_serves_the_top_level_web_files(
@@ -35,10 +38,9 @@ def test_the_built_package_serves_the_top_level_web_files(
     )
     where, *served = json.loads(read.stdout)
     assert Path(where) == built_package / "service/web"
-    expected = sorted(
-        f"{app.name}/{name}" for app in (REPO / "web").iterdir() for name in pages.load(app)
-    )
-    assert served == expected and "watch/resim.js" in served
+    expected = sorted(f"{app}/{name}" for app in APPS for name in pages.load(REPO / "web" / app))
+    assert served == expected
+    assert {"watch/resim.js", "play/play.js", "play/play.html"} <= set(served)
     for name in served:
         packaged = (built_package / "service/web" / name).read_bytes()
         assert packaged == (REPO / "web" / name).read_bytes(), name

@@ -143,7 +143,9 @@ def test_the_build_context_is_what_pip_install_reads_and_no_more() -> None:
         if path.is_file() and path.suffix in {".html", ".css", ".js", ".svg"}
     }
     assert package | build_inputs | pages <= context
-    assert not {path for path in context if "/node_modules/" in path or "/src/" in path}
+    # The pages' files and their folders only: not their sources, build or npm packages.
+    folders = {"web", *(str(Path(page).parent) for page in pages)}
+    assert {path for path in context if path.split("/")[0] == "web"} == pages | folders
     assert not {path for path in context if path.endswith((".so", ".pyc"))}
     assert not {
         path for path in context if path.split("/")[0] in {".git", ".venv", "var", "tests", "bench"}

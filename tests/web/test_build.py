@@ -13,9 +13,11 @@ async def test_the_committed_bundle_is_built_from_the_sources(tmp_path: Path) ->
         node_for(WEB), "build.mjs", str(tmp_path), cwd=WEB, seconds=TOOL_SECONDS
     )
     assert code == 0, output
-    assert (tmp_path / "play" / "play.js").read_bytes() == (
-        WEB / "play" / "play.js"
-    ).read_bytes(), "web/play/play.js is not built from web/play/src: `npm run build --prefix web`"
+    # The web client, and its match table built for the replay viewer (with its stylesheet).
+    for bundle in ("play/play.js", "watch/match-view.js", "watch/match-view.css"):
+        assert (tmp_path / bundle).read_bytes() == (WEB / bundle).read_bytes(), (
+            f"web/{bundle} is not built from web/play/src: `npm run build --prefix web`"
+        )
 
 
 async def test_the_sources_type_check_strictly() -> None:

@@ -1,6 +1,7 @@
 // The replay viewer: fetches a replay, re-simulates it with resim.js to verify every roll's
 // hash, and plays the replay's own events back on two rows of cards. A finished turn-based
-// match (/watch/matches/{id}) plays back as a timeline of its events, leg by leg.
+// match (/watch/matches/{id}) plays back as a timeline of its events, leg by leg, beside its table
+// at the end, both drawn by the web client's renderer (match-view.js, built from web/play/src/table).
 // Plain DOM, no libraries: the page works on a cluster with no way out.
 
 import { boardHash, parseReplay, splitRolls, verify } from "./resim.js";
@@ -15,6 +16,7 @@ const view = {
   mode: null, // "battle", "simulate", "paste" or "match"
   replay: null, // for a match: {events} of its replay, so that playback is the same
   match: null,
+  matchView: null, // for a match: its table and its events in words (match-view.js)
   content: null,
   verdict: null,
   rollStarts: [], // index in events of each roll's `roll` event (a match: of each action's)
@@ -445,6 +447,17 @@ function showComparison(roll) {
 async function startMatch(id) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new Error(`No match ${id}`);
   const match = await api(`/v1/matches/${id}/replay`, { auth: true });
+  const [content, { games }, { matchView }] = await Promise.all([
+    api(`/v1/content/${encodeURIComponent(match.game)}?ruleset=${encodeURIComponent(match.ruleset)}`),
+    api("/v1/games", { auth: true }),
+    import("./match-view.js"),
+  ]);
+  // The web client's table renderer (web/play/src/table), built for this page with its stylesheet.
+  if (!document.querySelector("link[data-match-view]")) {
+    document.head.append(h("link", { rel: "stylesheet", href: "/watch/assets/match-view.css", "data-match-view": "" }));
+  }
+  const game = games.find((g) => g.id === match.game);
+  view.matchView = matchView(match, content, game ? game.name : match.game);
   view.match = match;
   view.replay = { events: match.events };
   view.rollStarts = [];
@@ -452,10 +465,15 @@ async function startMatch(id) {
     if (i === 0 || event.version !== match.events[i - 1].version) view.rollStarts.push(i);
   });
   view.pos = 0;
-  $("#title").textContent = `${match.game} match ${match.match_id.slice(0, 8)}`;
+  $("#title").textContent = `${view.matchView.name} match ${match.match_id.slice(0, 8)}`;
   $("#login").hidden = true;
   $("#stage").hidden = false;
   $("#stage").classList.add("match");
+  // The table at the end stands where a battle's events are listed.
+  $("#log").closest("section").hidden = true;
+  $("#match-table")?.remove();
+  $("#stage").append(h("section", { id: "match-table", class: "panel", "aria-labelledby": "match-table-title" },
+    h("h2", { id: "match-table-title" }, "The table at the end, every card revealed"), view.matchView.table));
   $("#prev-roll").textContent = "« action";
   $("#next-roll").textContent = "action »";
   $("#scrubber").max = String(view.rollStarts.length);
@@ -467,8 +485,6 @@ async function startMatch(id) {
 }
 
 const seatName = (seat) => `seat ${seat}`;
-// Match data as JSON; seeds were read as BigInt, which JSON.stringify refuses.
-const show = (value) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? String(v) : v));
 
 function matchOutcome(outcome) {
   if (!outcome) return "Finished";
@@ -481,10 +497,9 @@ function matchEvent(event, i) {
   const classes = [i < view.pos ? "done" : "", i === view.pos - 1 ? "current" : "",
     hidden ? "private" : ""].filter(Boolean).join(" ");
   return h("li", { class: classes, "data-kind": event.kind, "data-seq": event.seq },
-    h("span", { class: "kind" }, event.kind),
     hidden ? h("span", { class: "badge revealed" },
       `seen by ${event.visible_to.map(seatName).join(", ") || "nobody"} · revealed`) : null,
-    h("code", { class: "data" }, show(event.data)));
+    view.matchView.event(event.kind, event.data));
 }
 
 function renderMatch() {
@@ -503,7 +518,7 @@ function renderMatch() {
       h("div", { class: "card seat", "data-seat": seat.seat },
         h("div", { class: "name" }, h("strong", {}, seatName(seat.seat)),
           h("span", { class: "level" }, seat.bot ? "bot" : "player")),
-        h("code", { class: "data" }, show(match.loadouts[seat.seat])))),
+        h("span", { class: "data" }, view.matchView.loadout(match.loadouts[seat.seat])))),
     ));
   $("#side-a").replaceChildren(...legs.map((leg) => h("section", { class: "leg" },
     h("h2", { class: "side-name" }, leg.title), h("ol", { class: "timeline" }, ...leg.items))));
@@ -513,9 +528,6 @@ function renderMatch() {
   $("#status").textContent = over ? matchOutcome(match.outcome)
     : last ? `${last.kind} (action ${last.version})` : "Ready";
   $("#status").classList.toggle("over", over);
-  $("#log-title").textContent = "Final state, revealed";
-  $("#log").replaceChildren(h("li", { class: "done" }, h("code", { class: "data" },
-    show(match.final))));
   const current = $("#side-a li.current");
   if (current) current.scrollIntoView({ block: "nearest" });
   $("#scrubber").value = String(segmentAt(view.pos));

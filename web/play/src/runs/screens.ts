@@ -1,7 +1,6 @@
-// The autobattler's screens (placeholder until the runs screens land).
+// The autobattler's screens: the player's runs (#/runs), one run's shop and battles
+// (#/runs/ID), and the leaderboards (#/leaderboard).
 
-import type { Screen } from "../app.js";
-
-export const runsScreen: Screen = () => () => {};
-export const runScreen: Screen = () => () => {};
-export const leaderboardScreen: Screen = () => () => {};
+export { leaderboardScreen } from "./leaderboard.js";
+export { runsScreen } from "./list.js";
+export { runScreen } from "./run.js";

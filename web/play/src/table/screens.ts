@@ -1,6 +1,5 @@
-// The turn-based games' screens (placeholder until the table screens land).
+// The turn-based games' screens: the games and their lobbies (#/games), and a match at its
+// table (#/matches/ID).
 
-import type { Screen } from "../app.js";
-
-export const gamesScreen: Screen = () => () => {};
-export const matchScreen: Screen = () => () => {};
+export { gamesScreen } from "./games.js";
+export { matchScreen } from "./match.js";

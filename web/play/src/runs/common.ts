@@ -1,0 +1,38 @@
+// What the autobattler's screens share: their own element in the shell's root, which a late
+// answer must not draw into once the player has moved on.
+
+import { h } from "../app.js";
+
+export interface Mounted {
+  element: HTMLElement;
+  /** False once the screen is stopped: answers that arrive later are dropped. */
+  live(): boolean;
+  stop(): void;
+}
+
+export function mount(root: HTMLElement, className: string): Mounted {
+  const element = h("section", { class: className });
+  root.append(element);
+  let live = true;
+  return {
+    element,
+    live: () => live,
+    stop: () => {
+      live = false;
+    },
+  };
+}
+
+/**
+ * Hide the shell's message line: a refusal shown there is about the move that was refused, and
+ * would mislead once a later move succeeded.
+ */
+export function clearMessage(): void {
+  const message = document.getElementById("message");
+  if (message !== null) message.hidden = true;
+}
+
+/** How a run that is over ended, in words. */
+export function endedText(status: string): string {
+  return status === "abandoned" ? "given up" : status;
+}
