@@ -85,6 +85,11 @@ UNLIMITED = {
 }
 
 
+# The play-now row measures the queue's work: with the band open, players are matched with
+# whoever queues next, however far apart the resigned matches have put their ratings.
+QUEUE_WIDE_OPEN = {"MATCHMAKING_BAND": "1000"}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -117,6 +122,7 @@ def running_service(
             "WORKERS": str(workers),
             "BENCH_FLOOR": "1",
             **UNLIMITED,
+            **QUEUE_WIDE_OPEN,
             "LOG_FORMAT": "json",
         }
     )
