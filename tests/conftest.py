@@ -17,11 +17,13 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp import web
+from playwright.async_api import Browser
 
 from service.app import create_app
 from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.store.database import apply_schema, create_pool
+from tests.browser import launched
 from tests.http import Api
 from tests.runtime.test_serve import _free_port, _wait_healthy
 
@@ -195,3 +197,10 @@ def service_process(
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    """A headless Chromium for a module's page tests (tests/browser.py)."""
+    async with launched() as chromium:
+        yield chromium

@@ -6,7 +6,6 @@ import json
 import random
 import shutil
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,7 +20,7 @@ from service.games.cryptids import load_ruleset, simulate
 from service.usecases.catalogue import cryptid_catalogue
 from tests.api.matches_helpers import new_players, play_out, start_match
 from tests.api.runs_helpers import STRONG, add_snapshot, seeded_run, spend_gold
-from tests.browser import WAIT_MS, launched
+from tests.browser import WAIT_MS
 from tests.games.golden.gen import corpus_path
 from tests.http import Api
 
@@ -75,12 +74,6 @@ COMPARE_REPLAYS = """async ([replays]) => {
     }
     return out;
 }"""
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with launched() as chromium:
-        yield chromium
 
 
 class Watched:

@@ -1,20 +1,11 @@
 """The web client's shell at /play: served under the dashboard's policy, signs in with a device id
 the browser keeps, and comes back signed in after a reload."""
 
-from collections.abc import AsyncIterator
-
-import pytest
 from playwright.async_api import Browser, Page, expect
 
 from service.api import pages
-from tests.browser import WAIT_MS, launched
+from tests.browser import WAIT_MS
 from tests.http import Api
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with launched() as chromium:
-        yield chromium
 
 
 async def open_play(browser: Browser, base_url: str) -> tuple[Page, list[str]]:

@@ -14,7 +14,7 @@ import pytest
 from playwright.async_api import Browser, Page, WebSocketRoute, expect
 
 from service.config import Settings
-from tests.browser import WAIT_MS, launched
+from tests.browser import WAIT_MS
 from tests.conftest import running_service
 from tests.http import Api
 from tests.web.test_play import open_play, sign_in
@@ -43,12 +43,6 @@ PROMPT_READY = """(last) => {
     const { version, kind } = prompt.dataset;
     return { status: "active", version, kind, actions };
 }"""
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with launched() as chromium:
-        yield chromium
 
 
 @pytest.fixture

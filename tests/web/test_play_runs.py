@@ -5,13 +5,11 @@ leaderboards."""
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from playwright.async_api import Browser, Page, expect
 
-from tests.browser import WAIT_MS, launched
+from tests.browser import WAIT_MS
 from tests.http import Api
 from tests.web.test_play import open_play, sign_in
 
@@ -23,12 +21,6 @@ BUY = re.compile(r"^Buy ")
 REFUSED = (
     "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
 )
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with launched() as chromium:
-        yield chromium
 
 
 async def token_of(page: Page, api: Api) -> str:
