@@ -9,7 +9,7 @@ from service.runtime.logs import configure_logging
 
 
 def _serve(_: argparse.Namespace) -> int:
-    from service.runtime.embedded_db import EmbeddedDatabaseBusy
+    from service.runtime.embedded_db import EmbeddedDatabaseBusy, RecoveryUnfinished
     from service.runtime.serve import serve
 
     try:
@@ -22,6 +22,9 @@ def _serve(_: argparse.Namespace) -> int:
         return serve(settings)
     except EmbeddedDatabaseBusy as exc:
         print(f"cannot start: {exc}; stop that service or set DATA_DIR", file=sys.stderr)
+        return 2
+    except RecoveryUnfinished as exc:
+        print(f"cannot start: {exc}", file=sys.stderr)
         return 2
 
 
@@ -41,6 +44,21 @@ def _partitions(args: argparse.Namespace) -> int:
     from service.cli.partitions import main as partitions_main
 
     return partitions_main(args.args)
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from service.cli.backup import backup_main
+
+    return backup_main(args.args)
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from service.cli.backup import restore_main
+
+    return restore_main(args.args)
+
+
+OWN_OPTIONS = (_simulate, _balance, _partitions, _backup, _restore)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,14 +88,26 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     partitions.set_defaults(run=_partitions)
+    backup = commands.add_parser(
+        "backup",
+        help="a base backup into BACKUP_DIR, keeping the newest BACKUP_KEEP",
+        add_help=False,
+    )
+    backup.set_defaults(run=_backup)
+    restore = commands.add_parser(
+        "restore",
+        help="a database rebuilt from the backups: restore --to TIME|latest --into DIR",
+        add_help=False,
+    )
+    restore.set_defaults(run=_restore)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    # `simulate`, `balance` and `partitions` parse their own options; `serve` takes none.
+    # Every command but `serve` parses its own options; `serve` takes none.
     args, rest = parser.parse_known_args(argv)
-    if args.run in (_simulate, _balance, _partitions):
+    if args.run in OWN_OPTIONS:
         args.args = rest
     elif rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

@@ -40,8 +40,8 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    raw = (env.get(name) or "0").lower()
+def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    raw = (env.get(name) or ("1" if default else "0")).lower()
     if raw not in ("0", "1", "true", "false"):
         raise ConfigError(f"{name} must be 0, 1, true or false, got {raw!r}")
     return raw in ("1", "true")
@@ -156,6 +156,10 @@ class Settings:
     # The matchmaking queue's alerts: a p95 time to match above this, a bot share above this.
     ops_slow_queue_seconds: float = 10.0
     ops_high_queue_bot_share: float = 0.5
+    # The ops report's backup alerts: the newest base backup, or the newest archived WAL
+    # segment, older than these (docs/operations.md#matchmaking-health).
+    ops_backup_max_age_seconds: float = 26 * 3600.0
+    ops_wal_max_age_seconds: float = 300.0
     log_requests: str = "all"
     workers: int = 1
     bench_floor: bool = False
@@ -221,10 +225,23 @@ class Settings:
     matchmaking_interval_seconds: float = 0.5
     # The turn timer of a match the queue makes: strangers seated together wait no longer.
     matchmaking_turn_seconds: int = 120
+    # -- backups (docs/operations.md#backups-and-recovery) --
+    # Where base backups and the WAL archive go; None: DATA_DIR/backups.
+    backup_dir: Path | None = None
+    # The embedded server archives every WAL segment, and finishes one at least this often
+    # when anything was written (the recovery point objective); 0 waits for full segments.
+    backup_archive: bool = True
+    backup_archive_timeout_seconds: int = 60
+    # Base backups kept by `python -m service backup`; older ones and their WAL are deleted.
+    backup_keep: int = 7
 
     @property
     def pgdata(self) -> Path:
         return self.data_dir / "pgdata"
+
+    @property
+    def backups(self) -> Path:
+        return self.backup_dir if self.backup_dir is not None else self.data_dir / "backups"
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
@@ -263,6 +280,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         ops_high_bot_rate=_float(env, "OPS_HIGH_BOT_RATE", 0.25),
         ops_slow_queue_seconds=_float(env, "OPS_SLOW_QUEUE_SECONDS", 10.0),
         ops_high_queue_bot_share=_float(env, "OPS_HIGH_QUEUE_BOT_SHARE", 0.5),
+        ops_backup_max_age_seconds=_float(env, "OPS_BACKUP_MAX_AGE_SECONDS", 26 * 3600.0),
+        ops_wal_max_age_seconds=_float(env, "OPS_WAL_MAX_AGE_SECONDS", 300.0),
         log_requests=log_requests,
         workers=_int(env, "WORKERS", 1, minimum=1),
         bench_floor=_flag(env, "BENCH_FLOOR"),
@@ -318,4 +337,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         matchmaking_bot_after_seconds=_float(env, "MATCHMAKING_BOT_AFTER_SECONDS", 20.0),
         matchmaking_interval_seconds=_float(env, "MATCHMAKING_INTERVAL_SECONDS", 0.5),
         matchmaking_turn_seconds=_int(env, "MATCHMAKING_TURN_SECONDS", 120, minimum=1),
+        # -- backups --
+        backup_dir=Path(env["BACKUP_DIR"]).resolve() if env.get("BACKUP_DIR") else None,
+        backup_archive=_flag(env, "BACKUP_ARCHIVE", default=True),
+        backup_archive_timeout_seconds=_int(env, "BACKUP_ARCHIVE_TIMEOUT_SECONDS", 60),
+        backup_keep=_int(env, "BACKUP_KEEP", 7, minimum=1),
     )

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from service.config import Settings
 from service.games.cryptids import ENGINE_BUILD
+from service.runtime.backups import archive_of
 from service.runtime.embedded_db import EmbeddedPostgres
 from service.runtime.supervisor import DatabaseSupervisor
 from service.runtime.workers import run_worker, run_workers, shared_metrics_dir
@@ -31,8 +32,13 @@ def serve(settings: Settings) -> int:
     embedded: EmbeddedPostgres | None = None
     supervisor: DatabaseSupervisor | None = None
     if settings.database_url is None:
-        embedded = EmbeddedPostgres(settings.pgdata)
-        log.info("embedded_database_starting", pgdata=str(settings.pgdata))
+        archive = archive_of(settings)
+        embedded = EmbeddedPostgres(settings.pgdata, archive)
+        log.info(
+            "embedded_database_starting",
+            pgdata=str(settings.pgdata),
+            wal_archive=str(archive.directory) if archive.enabled else None,
+        )
         settings = dataclasses.replace(
             settings, database_url=embedded.start(), embedded_db_state=embedded.state_path
         )
