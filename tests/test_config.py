@@ -63,7 +63,13 @@ def _example_secrets() -> set[str]:
     from the environment or from a command (`${…}`, `$(…)`)."""
     root = Path(__file__).resolve().parents[1]
     compose = yaml.safe_load((root / "deploy" / "compose.yaml").read_text())
-    template = yaml.safe_load((root / "deploy" / "k8s" / "secret.template.yaml").read_text())
+    (template,) = [
+        doc
+        for doc in yaml.safe_load_all(
+            (root / "deploy" / "k8s" / "secret.template.yaml").read_text()
+        )
+        if doc["metadata"]["name"] == "cryptid-backend"
+    ]
     values = {str(compose["services"]["app"]["environment"][name]) for name in SECRETS} | set(
         template["stringData"].values()
     )

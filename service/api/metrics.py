@@ -38,7 +38,8 @@ async def record(request: web.Request, handler: Handler) -> web.StreamResponse:
     "/metrics",
     summary=(
         "Prometheus text format: this service's figures (all workers) and the cluster's, read"
-        " from the database at most every METRICS_CACHE_SECONDS"
+        " from the database at most every METRICS_CACHE_SECONDS, and the age of the backups"
+        " it sees (embedded database or BACKUP_DIR)"
     ),
     auth="none",
     rate_limited=False,
@@ -51,5 +52,10 @@ async def scrape(call: Call) -> web.Response:
     if gauges is None:
         gauges = _GAUGES[app] = ops.CachedGauges(settings.metrics_cache_seconds)
     cluster = await gauges.read(app[POOL], settings.snapshot_ttl_seconds)
+    backup_dir = ops.watched_backups(settings)
+    if backup_dir is not None:
+        # Read at every scrape: a few file system calls, and the age must be now's.
+        ages = await ops.backup_ages(backup_dir)
+        cluster = [*cluster, *metrics.backup_gauges(ages.base_seconds, ages.wal_seconds)]
     body = metrics.process_metrics_text() + metrics.families_text(cluster)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})

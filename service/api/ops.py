@@ -42,7 +42,8 @@ async def database(call: Call) -> DatabasePool:
     "/v1/ops/matchmaking",
     summary=(
         "Pairing health per round (pool depth, pairings by rung, bot and fallback rates, rating"
-        " gap, pairing latency), the last 24 hours, and match health per game"
+        " gap, pairing latency), the last 24 hours, match health per game, and the age of the"
+        " backups this instance sees (null when it sees none)"
     ),
     auth="ops",
     response=ops.Matchmaking,
@@ -56,8 +57,15 @@ async def matchmaking(call: Call) -> ops.Matchmaking:
         settings.ops_high_bot_rate,
         settings.ops_slow_queue_seconds,
         settings.ops_high_queue_bot_share,
+        settings.ops_backup_max_age_seconds,
+        settings.ops_wal_max_age_seconds,
     )
-    return await ops.matchmaking(call.request.app[POOL], settings.snapshot_ttl_seconds, limits)
+    return await ops.matchmaking(
+        call.request.app[POOL],
+        settings.snapshot_ttl_seconds,
+        limits,
+        ops.watched_backups(settings),
+    )
 
 
 @endpoints.route(

@@ -110,3 +110,23 @@ def families_text(families: list[Metric]) -> bytes:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Fixed(families))
     return generate_latest(registry)
+
+
+def backup_gauges(base_age: float | None, wal_age: float | None) -> list[Metric]:
+    """The backups' ages, in seconds; +Inf for one never made, so that an alert on the age
+    fires for it too."""
+    never = float("inf")
+    return [
+        gauge(
+            "backup_last_base_age_seconds",
+            "Seconds since the newest complete base backup finished",
+            (),
+            {(): never if base_age is None else base_age},
+        ),
+        gauge(
+            "backup_last_wal_age_seconds",
+            "Seconds since the newest WAL segment was archived",
+            (),
+            {(): never if wal_age is None else wal_age},
+        ),
+    ]

@@ -1,4 +1,5 @@
-"""Use-cases for operators: matchmaking health from the hourly roll-ups, and cluster gauges."""
+"""Use-cases for operators: matchmaking health from the hourly roll-ups, cluster gauges, and
+the age of the backups this instance can see."""
 
 import asyncio
 import time
@@ -6,13 +7,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import asyncpg
 from prometheus_client.core import Metric
 from typing_extensions import TypedDict
 
+from service.config import Settings
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
-from service.runtime import metrics
+from service.runtime import backups, metrics
 from service.store import stats
 from service.store.stats import (
     GAP_BOUNDS,
@@ -32,6 +35,8 @@ class Thresholds:
     high_bot_rate: float
     slow_queue_seconds: float
     high_queue_bot_share: float
+    backup_max_age_seconds: float
+    wal_max_age_seconds: float
 
 
 class RoundHealth(TypedDict):
@@ -69,6 +74,17 @@ class GameHealth(TypedDict):
     actions_hour: int
 
 
+class BackupHealth(TypedDict):
+    directory: str
+    last_base_at: str | None
+    last_wal_at: str | None
+    base_age_seconds: float | None
+    wal_age_seconds: float | None
+    base_max_age_seconds: float
+    wal_max_age_seconds: float
+    alerts: list[str]
+
+
 class Matchmaking(TypedDict):
     generated_at: str
     ruleset: str
@@ -78,6 +94,8 @@ class Matchmaking(TypedDict):
     timeline: list[HourHealth]
     games: list[GameHealth]
     queues: list[queue_health.QueueReport]
+    # None: this instance sees no backups (an external database without BACKUP_DIR).
+    backups: BackupHealth | None
 
 
 def quantile(bounds: Sequence[float], counts: Sequence[int], q: float) -> float | None:
@@ -177,9 +195,73 @@ def _timeline(rows: Sequence[PairingRow], now: datetime) -> list[HourHealth]:
     return timeline
 
 
-async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds) -> Matchmaking:
+def watched_backups(settings: Settings) -> Path | None:
+    """The backup directory this instance reports on: its embedded server's, or BACKUP_DIR's.
+    With an external database and no BACKUP_DIR the backups are someone else's to watch (on
+    Kubernetes, CloudNativePG's)."""
+    if settings.database_url is None or settings.backup_dir is not None:
+        return settings.backups
+    return None
+
+
+@dataclass(frozen=True)
+class BackupAges:
+    last_base: datetime | None
+    last_wal: datetime | None
+    now: datetime
+
+    def age(self, moment: datetime | None) -> float | None:
+        # Clocks of two processes may disagree by a little: never a negative age.
+        return None if moment is None else max(0.0, (self.now - moment).total_seconds())
+
+    @property
+    def base_seconds(self) -> float | None:
+        return self.age(self.last_base)
+
+    @property
+    def wal_seconds(self) -> float | None:
+        return self.age(self.last_wal)
+
+
+def _read_ages(backup_dir: Path) -> BackupAges:
+    return BackupAges(
+        backups.last_base_backup_time(backup_dir),
+        backups.last_archived_wal_time(backup_dir),
+        datetime.now(UTC),
+    )
+
+
+async def backup_ages(backup_dir: Path) -> BackupAges:
+    """The newest base backup's and archived segment's times; a listing of the archive, which
+    holds thousands of segments, so off the event loop."""
+    return await asyncio.to_thread(_read_ages, backup_dir)
+
+
+def backup_health(backup_dir: Path, ages: BackupAges, limits: Thresholds) -> BackupHealth:
+    """The backups' ages, and an alert for each one missing or older than its limit."""
+    base, wal = ages.base_seconds, ages.wal_seconds
+    alerts = []
+    if base is None or base > limits.backup_max_age_seconds:
+        alerts.append("stale_base_backup")
+    if wal is None or wal > limits.wal_max_age_seconds:
+        alerts.append("stale_wal_archive")
+    return {
+        "directory": str(backup_dir),
+        "last_base_at": ages.last_base.isoformat() if ages.last_base else None,
+        "last_wal_at": ages.last_wal.isoformat() if ages.last_wal else None,
+        "base_age_seconds": None if base is None else round(base, 1),
+        "wal_age_seconds": None if wal is None else round(wal, 1),
+        "base_max_age_seconds": limits.backup_max_age_seconds,
+        "wal_max_age_seconds": limits.wal_max_age_seconds,
+        "alerts": alerts,
+    }
+
+
+async def matchmaking(
+    pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds, backup_dir: Path | None
+) -> Matchmaking:
     """Per round and per game, the figures an operator watches
-    (docs/operations.md#matchmaking-health)."""
+    (docs/operations.md#matchmaking-health), and the backups' ages when this instance sees them."""
     now = datetime.now(UTC)
     hour_start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
     depth = await stats.pool_depth(pool, DEFAULT_RULESET, ttl_seconds)
@@ -211,6 +293,9 @@ async def matchmaking(pool: asyncpg.Pool, ttl_seconds: float, limits: Thresholds
             queue_health.report(row, limits.slow_queue_seconds, limits.high_queue_bot_share)
             for row in await queue_health.queues(pool)
         ],
+        "backups": None
+        if backup_dir is None
+        else backup_health(backup_dir, await backup_ages(backup_dir), limits),
     }
 
 

@@ -2,7 +2,9 @@
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -13,8 +15,9 @@ from playwright.async_api import Browser, ConsoleMessage, Page, Request, expect
 from service.api.keys import POOL
 from service.config import Settings
 from tests.api.runs_helpers import WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
-from tests.browser import WAIT_MS, launched
-from tests.conftest import TEST_OPS_TOKEN, service_and_app
+from tests.api.test_backup_gauges import add_base_backup, backup_dir_of_known_ages
+from tests.browser import WAIT_MS
+from tests.conftest import TEST_OPS_TOKEN, running_service, service_and_app
 from tests.http import Api
 
 API_PATH = "**/v1/ops/matchmaking"
@@ -28,12 +31,6 @@ HIDE = """hidden => {
     Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
     document.dispatchEvent(new Event("visibilitychange"));
 }"""
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with launched() as chromium:
-        yield chromium
 
 
 @pytest.fixture
@@ -253,3 +250,52 @@ async def test_the_play_now_queue_shows_its_health_in_the_report_the_metrics_and
         await expect(row.locator('.badge[data-alert="bot_filled"]')).to_have_text("bot filled")
         await expect(page.locator("#queue-thresholds")).to_contain_text("over 25%")
         await page.close()
+
+
+async def test_the_backup_card_shows_both_ages_and_an_alert_line_for_the_stale_one(
+    browser: Browser, api: Api, settings: Settings, tmp_path: Path
+) -> None:
+    """A base backup 30 h old (over the 26 h default) is flagged and the 40 s old WAL is not;
+    a new backup clears the alert at the next refresh. An instance that sees no backups says so."""
+    backups = backup_dir_of_known_ages(tmp_path / "backups")
+    problems: list[str] = []
+    async with running_service(dataclasses.replace(settings, backup_dir=backups)) as watched:
+        page = await _new_page(browser)
+        page.on(
+            "console",
+            lambda message: problems.append(message.text) if message.type == "error" else None,
+        )
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        await page.goto(f"{watched.base_url}/ops")
+        await _sign_in(page, TEST_OPS_TOKEN)
+        base, wal = page.locator('[data-backup="base"]'), page.locator('[data-backup="wal"]')
+        await expect(base.locator(".kpi-value")).to_have_text("30 h ago")
+        await expect(base).to_have_class("kpi bad")
+        await expect(wal.locator(".kpi-value")).to_have_text(re.compile(r"^4\d s ago$"))
+        await expect(wal).to_have_class("kpi")
+        alert = page.locator("#backup-alert")
+        await expect(alert.locator("[data-alert]")).to_have_count(1)
+        await expect(alert.locator('[data-alert="stale_base_backup"]')).to_have_text(
+            "The newest base backup is 30 h old (limit 26 h)."
+        )
+        await expect(page.locator("#backup-thresholds")).to_contain_text(
+            "older than 26 h or the WAL archive older than 5 min"
+        )
+        red = await base.evaluate("tile => getComputedStyle(tile).backgroundColor")
+        assert red == "rgb(253, 236, 234)"
+
+        add_base_backup(backups, datetime.now(UTC))
+        await page.click("#refresh")
+        await expect(alert).to_be_hidden()
+        await expect(base).to_have_class("kpi")
+        await expect(base.locator(".kpi-value")).to_have_text(re.compile(r"^\d+ s ago$"))
+        await page.close()
+
+    page = await _new_page(browser)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    await page.goto(f"{api.base_url}/ops")
+    await _sign_in(page, TEST_OPS_TOKEN)
+    await expect(page.locator('[data-backup="unwatched"]')).to_contain_text("sees no backups")
+    await expect(page.locator("#backup-alert")).to_be_hidden()
+    await page.close()
+    assert problems == []

@@ -1,5 +1,7 @@
 """deploy/compose.yaml refers to files that exist, and to the nginx and PgBouncer files that the
-local topology (service.runtime.cluster) runs; the nginx file, rendered, passes `nginx -t`.
+local topology (service.runtime.cluster) runs; the nginx file, rendered, passes `nginx -t`;
+PostgreSQL archives its WAL into the volume the backup job backs up into, with an
+archive_command that is run here on real files.
 
 The compose file is read with PyYAML: `docker compose config` would need the compose plugin,
 which a test machine rarely has.
@@ -8,6 +10,7 @@ which a test machine rarely has.
 import configparser
 import ipaddress
 import re
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -32,8 +35,28 @@ def _mounts(service: dict[str, Any]) -> dict[str, Path]:
     mounts = {}
     for volume in service.get("volumes", []):
         source, target = volume.split(":")[:2]
-        mounts[target] = (DEPLOY / source).resolve()
+        if source.startswith("."):
+            mounts[target] = (DEPLOY / source).resolve()
     return mounts
+
+
+def _volumes(service: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Named volume -> (container path, mode) where the service mounts it."""
+    named = {}
+    for volume in service.get("volumes", []):
+        source, target, *mode = volume.split(":")
+        if not source.startswith("."):
+            named[source] = (target, mode[0] if mode else "rw")
+    return named
+
+
+def _postgres_settings(db: dict[str, Any]) -> dict[str, str]:
+    """The `-c name=value` settings the db service starts PostgreSQL with."""
+    command = db["command"]
+    assert command[0] == "postgres"
+    pairs = command[1:]
+    assert pairs[::2] == ["-c"] * (len(pairs) // 2)
+    return dict(setting.split("=", 1) for setting in pairs[1::2])
 
 
 def _bouncer_ini() -> configparser.ConfigParser:
@@ -43,16 +66,20 @@ def _bouncer_ini() -> configparser.ConfigParser:
 
 
 def test_every_file_the_compose_file_refers_to_exists(compose: dict[str, Any]) -> None:
-    built = 0
+    built = set()
     for name, service in compose["services"].items():
         build = service.get("build")
         if build is not None and "dockerfile_inline" not in build:
             context = (DEPLOY / build["context"]).resolve()
             assert (context / build["dockerfile"]).is_file(), name
-            built += 1
+            built.add(name)
         for target, source in _mounts(service).items():
             assert source.is_file(), f"{name}: {source} (mounted at {target}) is missing"
-    assert built == 1
+        for volume in _volumes(service):
+            assert volume in compose["volumes"], f"{name}: volume {volume} is not declared"
+    # The service's image, and the backup job in the same image.
+    assert built == {"app", "backup"}
+    assert compose["services"]["backup"]["build"] == compose["services"]["app"]["build"]
 
 
 def test_the_app_runs_three_instances_through_pgbouncer(compose: dict[str, Any]) -> None:
@@ -136,3 +163,74 @@ def test_the_rendered_nginx_file_passes_nginx_t(tmp_path: Path) -> None:
 def test_a_name_left_without_a_value_is_refused() -> None:
     with pytest.raises(cluster.ClusterError, match="NGINX_SERVERS"):
         cluster.render(cluster.NGINX_CONF.read_text(), {"NGINX_LISTEN": "8080"})
+
+
+def test_postgresql_archives_its_wal_into_the_volume_the_backup_job_fills(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    db, backup, app = services["db"], services["backup"], services["app"]
+    settings = _postgres_settings(db)
+    assert settings["archive_mode"] == "on"
+    assert 0 < int(settings["archive_timeout"]) <= 300
+    # One volume: PostgreSQL writes BACKUP_DIR/wal, the job BACKUP_DIR/base, the app reads both.
+    (volume,) = compose["volumes"]
+    backup_dir, _ = _volumes(db)[volume]
+    assert _volumes(backup)[volume] == (backup_dir, "rw")
+    assert _volumes(app)[volume] == (backup_dir, "ro")
+    assert backup["environment"]["BACKUP_DIR"] == app["environment"]["BACKUP_DIR"] == backup_dir
+    assert f"{backup_dir}/wal/%f" in settings["archive_command"]
+    assert int(backup["environment"]["BACKUP_KEEP"]) >= 1
+    # Only on demand (cron), with the service's own command, straight to PostgreSQL.
+    assert backup["profiles"] == ["backup"] and "backup" not in app.get("profiles", [])
+    assert backup["command"] == ["python", "-m", "service", "backup"]
+    url = urlsplit(backup["environment"]["DATABASE_URL"])
+    assert (url.hostname, url.port) == ("db", 5432)
+    assert backup["depends_on"]["db"]["condition"] == "service_healthy"
+    # The folders are made, and given to their writers, before PostgreSQL starts; `$$` is how
+    # compose spells the `$` of the shell's "$@".
+    prepare = db["entrypoint"][2]
+    for folder in ("wal", "base"):
+        assert f"{backup_dir}/{folder}" in prepare
+    assert prepare.endswith('exec docker-entrypoint.sh "$$@"')
+
+
+def test_the_backup_job_may_open_a_replication_connection(compose: dict[str, Any]) -> None:
+    db = compose["services"]["db"]
+    hba_path = _postgres_settings(db)["hba_file"]
+    hba = _mounts(db)[hba_path].read_text()
+    rules = [line.split() for line in hba.splitlines() if line.strip() and line[0] != "#"]
+    user = urlsplit(compose["services"]["backup"]["environment"]["DATABASE_URL"]).username
+    assert ["host", "replication", user, "all", "scram-sha-256"] in rules
+    # The image's own rules stay: the app's connections, and its entrypoint's on the socket.
+    assert ["host", "all", "all", "all", "scram-sha-256"] in rules
+    assert ["local", "all", "all", "trust"] in rules
+
+
+def test_the_archive_command_copies_whole_segments_and_never_replaces_one(
+    compose: dict[str, Any], tmp_path: Path
+) -> None:
+    command = _postgres_settings(compose["services"]["db"])["archive_command"]
+    archive = tmp_path / "backups"
+    (archive / "wal").mkdir(parents=True)
+    backup_dir = _volumes(compose["services"]["db"])["backups"][0]
+    segment = tmp_path / "pg_wal" / "000000010000000000000007"
+    segment.parent.mkdir()
+    segment.write_bytes(b"\x01" * 4096)
+
+    def archive_it() -> int:
+        # As PostgreSQL runs it: %p and %f replaced, then `sh -c`.
+        line = command.replace(backup_dir, str(archive))
+        line = line.replace("%p", shlex.quote(str(segment))).replace("%f", segment.name)
+        return subprocess.run(["sh", "-c", line], check=False, timeout=10).returncode
+
+    assert archive_it() == 0
+    archived = archive / "wal" / segment.name
+    assert archived.read_bytes() == segment.read_bytes()
+    assert [p.name for p in archived.parent.iterdir()] == [segment.name]  # no .tmp left
+    # Archived again after a crash, identical: accepted, so that archiving goes on.
+    assert archive_it() == 0
+    # A different segment of the same name: refused, and the archived one kept.
+    segment.write_bytes(b"\x02" * 4096)
+    assert archive_it() != 0
+    assert archived.read_bytes() == b"\x01" * 4096

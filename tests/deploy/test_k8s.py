@@ -2,8 +2,9 @@
 
 Built-in objects are checked against the Kubernetes JSON schemas of `kubernetes-validate`
 (strict: an unknown field is an error), at the oldest Kubernetes deploy/README.md claims and at the
-newest the package ships. The custom resources (CloudNativePG's Cluster and Pooler, the
-Prometheus Operator's ServiceMonitor) are checked by the validators that kubernetes-models
+newest the package ships. The custom resources (CloudNativePG's Cluster, Pooler and
+ScheduledBackup, the Prometheus Operator's ServiceMonitor, and the restore example's Cluster) are
+checked by the validators that kubernetes-models
 compiles from those projects' CRDs (tests/deploy/crd, installed by `make test`); those
 schemas accept fields they do not know, so types, enums and required fields are caught there,
 misspelt field names are not.
@@ -16,6 +17,7 @@ import secrets
 import shutil
 import subprocess
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,6 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 K8S = REPO / "deploy/k8s"
 CRD_VALIDATOR = Path(__file__).parent / "crd"
 SECRET_TEMPLATE = "secret.template.yaml"
+APP_SECRET = "cryptid-backend"
+RESTORE_EXAMPLE = K8S / "examples" / "restore.yaml"
 MIN_KUBERNETES = "1.29"
 CUSTOM_GROUPS = ("postgresql.cnpg.io/", "monitoring.coreos.com/")
 
@@ -57,8 +61,12 @@ def every_object() -> list[Manifest]:
     return [*applied(), *load(SECRET_TEMPLATE)]
 
 
-def one(kind: str) -> Manifest:
-    (found,) = [doc for doc in every_object() if doc["kind"] == kind]
+def one(kind: str, name: str | None = None) -> Manifest:
+    (found,) = [
+        doc
+        for doc in every_object()
+        if doc["kind"] == kind and name in (None, doc["metadata"]["name"])
+    ]
     return found
 
 
@@ -164,8 +172,9 @@ def test_every_built_in_object_is_valid_for_kubernetes(version: str) -> None:
 
 def test_every_custom_resource_is_valid_against_its_crd(crd_errors: CrdCheck) -> None:
     custom = [doc for doc in every_object() if is_custom(doc)]
-    assert [doc["kind"] for doc in custom] == ["Cluster", "Pooler", "ServiceMonitor"]
-    assert crd_errors(custom) == [None, None, None]
+    kinds = ["Cluster", "Pooler", "ScheduledBackup", "ServiceMonitor"]
+    assert [doc["kind"] for doc in custom] == kinds
+    assert crd_errors(custom) == [None] * len(kinds)
 
 
 def broken(manifest: Manifest, path: str, value: Any) -> Manifest:
@@ -199,6 +208,15 @@ def test_a_broken_built_in_object_is_refused(kind: str, path: str, value: Any) -
     [
         ("Cluster", "spec.instances", "3", "/spec/instances must be integer"),
         ("Cluster", "spec.storage.size", 20, "/spec/storage/size must be string"),
+        ("Cluster", "spec.backup.retentionPolicy", "30 days", "/spec/backup/retentionPolicy must"),
+        (
+            "Cluster",
+            "spec.backup.barmanObjectStore.wal.compression",
+            "zip",
+            "/spec/backup/barmanObjectStore/wal/compression must be equal to one of",
+        ),
+        ("ScheduledBackup", "spec.schedule", 3, "/spec/schedule must be string"),
+        ("ScheduledBackup", "spec.method", "pg_dump", "/spec/method must be equal to one of"),
         ("Pooler", "spec.pgbouncer.poolMode", "statement", "/spec/pgbouncer/poolMode must be"),
         ("Pooler", "spec.type", "rw-primary", "/spec/type must be equal to one of"),
         ("ServiceMonitor", "spec.endpoints.0.port", 8080, "/spec/endpoints/0/port must be string"),
@@ -271,7 +289,7 @@ def readme_settings() -> set[str]:
 
 
 def test_every_setting_is_documented_and_read_as_meant() -> None:
-    secret = one("Secret")
+    secret = one("Secret", APP_SECRET)
     template = secret["stringData"]
     cluster = one("Cluster")["metadata"]["name"]
     database = {
@@ -321,9 +339,13 @@ def test_the_database_urls_go_through_the_pooler_and_listen_beside_it() -> None:
 
 
 def test_the_secret_template_is_placeholders_for_what_the_pods_require() -> None:
-    secret = one("Secret")
+    secret = one("Secret", APP_SECRET)
     assert SECRET_TEMPLATE not in kustomization()["resources"]
-    assert all(value.startswith("REPLACE-ME") for value in secret["stringData"].values())
+    assert all(
+        value.startswith("REPLACE-ME")
+        for template in load(SECRET_TEMPLATE)
+        for value in template["stringData"].values()
+    )
     required = {key for name, key in secret_refs().values() if name == secret["metadata"]["name"]}
     assert required == set(secret["stringData"]) == {"SECRET_KEY", "OPS_TOKEN"}
     # A missing key must stop the pod, not let it generate a secret of its own.
@@ -376,3 +398,75 @@ def test_the_pods_run_unprivileged_on_a_read_only_root() -> None:
     mounts = {mount["mountPath"]: mount["name"] for mount in container()["volumeMounts"]}
     assert "emptyDir" in volumes[mounts["/tmp"]]
     assert one("ConfigMap")["data"]["DATA_DIR"] not in mounts
+
+
+def backup_secret_keys() -> dict[str, set[str]]:
+    """Per Secret of the template but the service's own, the keys it holds."""
+    return {
+        doc["metadata"]["name"]: set(doc["stringData"])
+        for doc in load(SECRET_TEMPLATE)
+        if doc["metadata"]["name"] != APP_SECRET
+    }
+
+
+def credential_refs(store: Manifest) -> set[tuple[str, str]]:
+    return {(ref["name"], ref["key"]) for ref in store["s3Credentials"].values()}
+
+
+def test_the_database_archives_its_wal_and_is_backed_up_every_day() -> None:
+    cluster, scheduled = one("Cluster"), one("ScheduledBackup")
+    backup = cluster["spec"]["backup"]
+    store = backup["barmanObjectStore"]
+    assert re.fullmatch(r"[1-9][0-9]*[dwm]", backup["retentionPolicy"])
+    assert store["wal"]["compression"] == store["data"]["compression"] == "gzip"
+    # Where to is the operator's to fill in: placeholders, not somebody's bucket.
+    assert "REPLACE-ME" in store["destinationPath"] and "REPLACE-ME" in store["endpointURL"]
+    # The keys come from the template's other Secret, every key it has and no other.
+    ((name, keys),) = backup_secret_keys().items()
+    assert credential_refs(store) == {(name, key) for key in keys}
+    # Daily: the operator's cron leads with seconds; day, month and weekday are any.
+    fields = scheduled["spec"]["schedule"].split()
+    assert len(fields) == 6 and fields[3:] == ["*", "*", "*"]
+    assert all(field.isdigit() for field in fields[:3])
+    assert scheduled["spec"]["cluster"]["name"] == cluster["metadata"]["name"]
+    assert scheduled["spec"]["method"] == "barmanObjectStore"
+    assert scheduled["spec"]["immediate"] is True
+
+
+def test_the_restore_example_is_a_new_cluster_that_reads_the_live_archive(
+    crd_errors: CrdCheck,
+) -> None:
+    (restore,) = [doc for doc in yaml.safe_load_all(RESTORE_EXAMPLE.read_text()) if doc]
+    live = one("Cluster")
+    assert crd_errors([restore]) == [None]
+    # A new Cluster beside the live one, never applied with the rest.
+    assert restore["kind"] == "Cluster"
+    assert restore["metadata"]["name"] != live["metadata"]["name"]
+    assert RESTORE_EXAMPLE.parent == K8S / "examples"
+    assert not any("examples" in resource for resource in kustomization()["resources"])
+    # Same PostgreSQL, same database and owner, so the service's URLs only change host.
+    assert restore["spec"]["imageName"] == live["spec"]["imageName"]
+    recovery = restore["spec"]["bootstrap"]["recovery"]
+    initdb = live["spec"]["bootstrap"]["initdb"]
+    assert (recovery["database"], recovery["owner"]) == (initdb["database"], initdb["owner"])
+    # It reads the very store the live Cluster writes to, with the same keys.
+    (source,) = restore["spec"]["externalClusters"]
+    assert recovery["source"] == source["name"]
+    written, read = live["spec"]["backup"]["barmanObjectStore"], source["barmanObjectStore"]
+    assert (read["destinationPath"], read["endpointURL"]) == (
+        written["destinationPath"],
+        written["endpointURL"],
+    )
+    assert credential_refs(read) == credential_refs(written)
+    assert read["wal"]["compression"] == written["wal"]["compression"]
+    # Without a `backup` section of its own it cannot write into the live Cluster's archive.
+    assert "backup" not in restore["spec"]
+    target = datetime.fromisoformat(recovery["recoveryTarget"]["targetTime"])
+    assert target.utcoffset() is not None
+
+
+def test_the_readme_shows_the_restore_example_as_it_is() -> None:
+    readme = (REPO / "deploy" / "README.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL)
+    assert RESTORE_EXAMPLE.read_text() in blocks
+    assert str(RESTORE_EXAMPLE.relative_to(REPO)) in readme

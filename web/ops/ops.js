@@ -24,6 +24,10 @@ const ALERT_TEXT = {
   slow_queue: "slow queue",
   bot_filled: "bot filled",
 };
+const BACKUP_ALERTS = {
+  stale_base_backup: ["base", "The newest base backup"],
+  stale_wal_archive: ["wal", "The newest archived WAL segment"],
+};
 
 const $ = (selector) => document.querySelector(selector);
 const state = { timer: null, inFlight: false, lastOk: null };
@@ -65,6 +69,18 @@ function num(value, digits = 0, unit = "") {
   return `${Number(value).toFixed(digits)}${unit}`;
 }
 const sum = (items, pick) => items.reduce((total, item) => total + pick(item), 0);
+
+// A span of seconds as an operator reads it: 40 s, 12 min, 3 h 5 min, 2.5 d.
+function span(seconds) {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 90) return `${minutes} min`;
+  if (minutes < 48 * 60) {
+    const rest = minutes % 60;
+    return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ""}`;
+  }
+  return `${num(minutes / 1440, 1)} d`;
+}
 
 // ---- token ---------------------------------------------------------------------------------
 
@@ -180,6 +196,7 @@ function render(report) {
     ` over ${pct(thresholds.high_bot_rate)} of last hour's pairings to bots`,
   );
   renderKpis(rounds);
+  renderBackups(report.backups);
   renderRounds(rounds);
   $("#chart-pairings").replaceChildren(pairingsChart(timeline));
   $("#chart-rates").replaceChildren(ratesChart(timeline, thresholds.high_bot_rate));
@@ -203,6 +220,42 @@ function renderKpis(rounds) {
     kpi("pool", "Snapshots in pool", sum(rounds, (r) => r.pool_depth)),
     kpi("alerting", "Rounds alerting", `${alerting} of ${rounds.length}`, alerting > 0),
   );
+}
+
+function renderBackups(backups) {
+  const alert = $("#backup-alert");
+  if (!backups) {
+    $("#backup-thresholds").textContent = "";
+    alert.hidden = true;
+    $("#backup-ages").replaceChildren(h("p", { class: "legend", "data-backup": "unwatched" },
+      "This instance sees no backups: its database is external and BACKUP_DIR is not set " +
+      "(on Kubernetes, CloudNativePG reports its own)."));
+    return;
+  }
+  $("#backup-thresholds").textContent =
+    `red when the base backup is older than ${span(backups.base_max_age_seconds)}` +
+    ` or the WAL archive older than ${span(backups.wal_max_age_seconds)}`;
+  const tile = (key, label, age, at, bad) =>
+    h("div", { class: bad ? "kpi bad" : "kpi", "data-backup": key, title: at || "never" },
+      h("span", { class: "kpi-label" }, label),
+      h("span", { class: "kpi-value" }, age === null ? "never" : `${span(age)} ago`));
+  const has = (name) => backups.alerts.includes(name);
+  $("#backup-ages").replaceChildren(
+    tile("base", "Last base backup", backups.base_age_seconds, backups.last_base_at,
+      has("stale_base_backup")),
+    tile("wal", "Last WAL segment archived", backups.wal_age_seconds, backups.last_wal_at,
+      has("stale_wal_archive")),
+  );
+  const lines = backups.alerts.map((name) => {
+    const [key, what] = BACKUP_ALERTS[name] || [name, name];
+    const age = backups[`${key}_age_seconds`];
+    const limit = backups[`${key}_max_age_seconds`];
+    const when = age === null || age === undefined ? "does not exist" : `is ${span(age)} old`;
+    return h("span", { class: "alert-line", "data-alert": name },
+      `${what} ${when}`, limit ? ` (limit ${span(limit)}).` : ".");
+  });
+  alert.replaceChildren(...lines);
+  alert.hidden = lines.length === 0;
 }
 
 function rungCell(byRung) {

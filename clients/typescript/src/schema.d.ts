@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus text format: this service's figures (all workers) and the cluster's, read from the database at most every METRICS_CACHE_SECONDS */
+        /** Prometheus text format: this service's figures (all workers) and the cluster's, read from the database at most every METRICS_CACHE_SECONDS, and the age of the backups it sees (embedded database or BACKUP_DIR) */
         get: operations["scrape"];
         put?: never;
         post?: never;
@@ -574,7 +574,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pairing health per round (pool depth, pairings by rung, bot and fallback rates, rating gap, pairing latency), the last 24 hours, and match health per game */
+        /** Pairing health per round (pool depth, pairings by rung, bot and fallback rates, rating gap, pairing latency), the last 24 hours, match health per game, and the age of the backups this instance sees (null when it sees none) */
         get: operations["matchmaking"];
         put?: never;
         post?: never;
@@ -906,6 +906,25 @@ export interface components {
              * @default null
              */
             abilities?: number[] | null;
+        };
+        /** BackupHealth */
+        BackupHealth: {
+            /** Directory */
+            directory: string;
+            /** Last Base At */
+            last_base_at: string | null;
+            /** Last Wal At */
+            last_wal_at: string | null;
+            /** Base Age Seconds */
+            base_age_seconds: number | null;
+            /** Wal Age Seconds */
+            wal_age_seconds: number | null;
+            /** Base Max Age Seconds */
+            base_max_age_seconds: number;
+            /** Wal Max Age Seconds */
+            wal_max_age_seconds: number;
+            /** Alerts */
+            alerts: string[];
         };
         /** Battle */
         Battle: {
@@ -2083,6 +2102,7 @@ export interface components {
             games: components["schemas"]["GameHealth"][];
             /** Queues */
             queues: components["schemas"]["QueueReport"][];
+            backups: components["schemas"]["BackupHealth"] | null;
         };
         /** Me */
         Me: {

@@ -5,10 +5,11 @@
 import { readFileSync } from "node:fs";
 import { Cluster } from "@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1/Cluster";
 import { Pooler } from "@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1/Pooler";
+import { ScheduledBackup } from "@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1/ScheduledBackup";
 import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor";
 
 const MODELS = new Map(
-  [Cluster, Pooler, ServiceMonitor].map((model) => [`${model.apiVersion}/${model.kind}`, model]),
+  [Cluster, Pooler, ScheduledBackup, ServiceMonitor].map((model) => [`${model.apiVersion}/${model.kind}`, model]),
 );
 
 function check(object) {
