@@ -10,6 +10,8 @@ export interface App {
   go(route: string): void;
   /** Show a failure in the shell's message line, with its reason when the API gave one. */
   fail(error: unknown): void;
+  /** Hide that line: a refusal shown there would mislead once a later move succeeded. */
+  clear(): void;
 }
 
 /** A screen: draws itself into `root`, and returns what stops it (sockets, timers). */

@@ -31,9 +31,13 @@ function fail(error: unknown): void {
   message.hidden = false;
 }
 
+function clear(): void {
+  message.hidden = true;
+}
+
 function show(app: App): void {
   stop();
-  message.hidden = true;
+  clear();
   root.replaceChildren();
   const hash = location.hash || "#/runs";
   for (const [pattern, screen] of ROUTES) {
@@ -81,6 +85,7 @@ async function start(): Promise<void> {
       else location.hash = route;
     },
     fail,
+    clear,
   };
   const who = document.getElementById("who") as HTMLElement;
   who.textContent = player.handle;

@@ -23,15 +23,6 @@ export function mount(root: HTMLElement, className: string): Mounted {
   };
 }
 
-/**
- * Hide the shell's message line: a refusal shown there is about the move that was refused, and
- * would mislead once a later move succeeded.
- */
-export function clearMessage(): void {
-  const message = document.getElementById("message");
-  if (message !== null) message.hidden = true;
-}
-
 /** How a run that is over ended, in words. */
 export function endedText(status: string): string {
   return status === "abandoned" ? "given up" : status;

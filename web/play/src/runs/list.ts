@@ -3,7 +3,7 @@
 
 import type { Run } from "cryptid-client";
 import { h, type Screen } from "../app.js";
-import { clearMessage, endedText, mount } from "./common.js";
+import { endedText, mount } from "./common.js";
 import { startRun } from "./run.js";
 
 const started = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -66,7 +66,7 @@ export const runsScreen: Screen = (root, app) => {
       app.client.runs
         .abandon(run.run_id, { version: run.version })
         .then(() => {
-          clearMessage();
+          app.clear();
           return draw();
         })
         .catch((error: unknown) => app.fail(error));

@@ -6,7 +6,7 @@
 import { type Battle, type CryptidCatalogue, CryptidError, type Run } from "cryptid-client";
 import { type App, h, type Screen } from "../app.js";
 import { cryptidCard, nameOf, type Numbers, numbersOf } from "./cards.js";
-import { clearMessage, endedText, mount } from "./common.js";
+import { endedText, mount } from "./common.js";
 
 /** Where the replay viewer (web/watch/watch.js) reads the player's token, for this tab. */
 const WATCH_TOKEN = "cryptid-player-token";
@@ -89,7 +89,7 @@ export const runScreen: Screen = (root, app, params) => {
       if (!screen.live()) return;
       view.run = answer.run;
       if (answer.battle !== undefined) view.battle = answer.battle;
-      clearMessage();
+      app.clear();
       draw();
       focusOn([...keys, ...back]);
     } catch (error) {
