@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from service.guessable import guessable
+
 
 class ConfigError(ValueError):
     """A setting is present but unusable; the message names it."""
@@ -59,10 +61,13 @@ PLACEHOLDER_SECRETS = frozenset(
     }
 )
 MIN_SECRET_BYTES = 32
+# A random secret of 32 characters or more uses far more distinct characters than this.
+MIN_SECRET_DISTINCT = 10
 
 
 def _given_secret(env: Mapping[str, str], name: str) -> str | None:
-    """A secret set in the environment, refused when short or copied from an example."""
+    """A secret set in the environment, refused when short, guessable from its shape, or copied
+    from an example."""
     value = env.get(name)
     if not value:
         return None
@@ -75,6 +80,11 @@ def _given_secret(env: Mapping[str, str], name: str) -> str | None:
         raise ConfigError(
             f"{name} is a placeholder from the repository's examples:"
             " set a random value, e.g. openssl rand -base64 48"
+        )
+    weak = guessable(value, MIN_SECRET_DISTINCT)
+    if weak is not None:
+        raise ConfigError(
+            f"{name} can be guessed: {weak}; use a random value, e.g. openssl rand -base64 48"
         )
     return value
 

@@ -1,5 +1,6 @@
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
@@ -22,9 +23,9 @@ def test_secrets_are_generated_once_and_kept(tmp_path: Path) -> None:
 
 def test_environment_overrides_defaults(tmp_path: Path) -> None:
     settings = load_settings(
-        {"DATA_DIR": str(tmp_path), "HOST": "0.0.0.0", "PORT": "9000", "SECRET_KEY": "k" * 32}
+        {"DATA_DIR": str(tmp_path), "HOST": "0.0.0.0", "PORT": "9000", "SECRET_KEY": GOOD_SECRET}
     )
-    assert (settings.host, settings.port, settings.secret_key) == ("0.0.0.0", 9000, "k" * 32)
+    assert (settings.host, settings.port, settings.secret_key) == ("0.0.0.0", 9000, GOOD_SECRET)
     assert settings.database_url is None
     assert settings.pgdata == tmp_path / "pgdata"
 
@@ -55,7 +56,29 @@ def test_a_short_or_placeholder_secret_is_refused_and_named(
     env = {"DATA_DIR": str(tmp_path), "SECRET_KEY": GOOD_SECRET, "OPS_TOKEN": GOOD_SECRET}
     with pytest.raises(ConfigError, match=name):
         load_settings({**env, name: value})
-    assert load_settings({**env, name: "k" * 32}).secret_key in (GOOD_SECRET, "k" * 32)
+    random_value = secrets.token_urlsafe(24)
+    accepted = load_settings({**env, name: random_value})
+    assert random_value in (accepted.secret_key, accepted.ops_token)
+
+
+@pytest.mark.parametrize("name", ["SECRET_KEY", "OPS_TOKEN"])
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("a" * 32, "1 distinct characters"),
+        ("0" * 32, "1 distinct characters"),
+        ("password" * 4, "7 distinct characters"),
+        ("0123456789abcdef" * 2, "repeats a pattern of 16 characters"),
+        ("correct-horse-battery-staple-" * 2, "repeats a pattern of 29 characters"),
+    ],
+)
+def test_a_secret_long_enough_but_guessable_from_its_shape_is_refused(
+    tmp_path: Path, name: str, value: str, why: str
+) -> None:
+    env = {"DATA_DIR": str(tmp_path), "SECRET_KEY": GOOD_SECRET, "OPS_TOKEN": GOOD_SECRET}
+    with pytest.raises(ConfigError, match=f"{name} can be guessed: it (uses|repeats).*") as refused:
+        load_settings({**env, name: value})
+    assert why in str(refused.value)
 
 
 def _example_secrets() -> set[str]:

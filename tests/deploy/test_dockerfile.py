@@ -8,6 +8,7 @@ and the HEALTHCHECK command is run against a real service.
 import asyncio
 import json
 import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -100,7 +101,9 @@ def test_the_runtime_listens_everywhere_with_one_worker_by_default() -> None:
     assert values(runtime, "EXPOSE") == [env["PORT"]]
     assert values(runtime, "STOPSIGNAL") == ["SIGTERM"]
     assert json.loads(values(runtime, "CMD")[0]) == ["python", "-m", "service", "serve"]
-    settings = load_settings({**env, "SECRET_KEY": "k" * 48, "OPS_TOKEN": "t" * 32})
+    settings = load_settings(
+        {**env, "SECRET_KEY": secrets.token_urlsafe(36), "OPS_TOKEN": secrets.token_urlsafe(24)}
+    )
     assert (settings.host, settings.workers) == ("0.0.0.0", 1)
 
 
