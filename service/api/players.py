@@ -20,7 +20,8 @@ PlayerName = Annotated[
     Field(
         description=(
             "1 to 32 characters after Unicode NFKC normalisation and trimming, without control,"
-            " format, separator, unassigned or private-use characters"
+            " format, separator, unassigned or private-use characters, showing something,"
+            " without '#' and with at most 4 combining marks on a character"
         )
     ),
 ]

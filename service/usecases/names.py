@@ -24,6 +24,29 @@ _FORMAT = "Cf"
 # Line and paragraph separators, unassigned, private-use and surrogate code points: they break
 # the line a name is shown on, or have no glyph that every device agrees on.
 _UNUSABLE = frozenset({"Zl", "Zp", "Cn", "Co", "Cs"})
+# Letters, marks and symbols that every device draws as nothing: a name of them shows a blank,
+# and one of them inside a name makes two names look alike. (After NFKC, U+3164 and U+FFA0,
+# the Hangul fillers of the old encodings, are U+1160.)
+_INVISIBLE = frozenset(
+    {
+        "\u034f",  # COMBINING GRAPHEME JOINER
+        "\u115f",  # HANGUL CHOSEONG FILLER
+        "\u1160",  # HANGUL JUNGSEONG FILLER
+        "\u17b4",  # KHMER VOWEL INHERENT AQ
+        "\u17b5",  # KHMER VOWEL INHERENT AA
+        "\u2800",  # BRAILLE PATTERN BLANK
+        "\u3164",  # HANGUL FILLER
+        "\uffa0",  # HALFWIDTH HANGUL FILLER
+        "\U0001d159",  # MUSICAL SYMBOL NULL NOTEHEAD
+    }
+)
+# What a name needs at least one of to be seen: a letter, a number, punctuation or a symbol.
+_VISIBLE_CATEGORIES = frozenset("LNPS")
+# A handle is `name#tag`: a `#` in the name would let it pass for another player's handle.
+_TAG_SEPARATOR = "#"
+# Marks stacked on one character: no script's spelling needs more (Vietnamese two, Hebrew with
+# points and cantillation three or four); more only piles glyphs over the neighbouring lines.
+MAX_MARKS = 4
 
 
 class InvalidName(InvalidFields):
@@ -42,9 +65,14 @@ def _code_point(value: int) -> str:
     return f"U+{value:04X}"
 
 
+def _named(char: str) -> str:
+    """`U+200B ZERO WIDTH SPACE`: the code point, and its name where Unicode gives one."""
+    return " ".join(filter(None, (_code_point(ord(char)), unicodedata.name(char, ""))))
+
+
 def _refusal(char: str) -> InvalidName | None:
     category = unicodedata.category(char)
-    named = " ".join(filter(None, (_code_point(ord(char)), unicodedata.name(char, ""))))
+    named = _named(char)
     if category == _CONTROL:
         return InvalidName("control_character", f"{named} is a control character", ord(char))
     if category == _FORMAT:
@@ -58,11 +86,40 @@ def _refusal(char: str) -> InvalidName | None:
     return None
 
 
+def _shape_refusal(name: str) -> InvalidName | None:
+    """What is wrong with a name whose characters can each be shown: one that shows nothing,
+    holds the handle's `#`, or piles up marks on one character."""
+    marks = 0
+    for char in name:
+        named = _named(char)
+        if char in _INVISIBLE:
+            return InvalidName("invisible_character", f"{named} shows nothing", ord(char))
+        if char == _TAG_SEPARATOR:
+            return InvalidName(
+                "tag_separator",
+                f"{named} separates the name from the tag in a handle (ana#0042)",
+                ord(char),
+            )
+        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
+        if marks > MAX_MARKS:
+            return InvalidName(
+                "too_many_marks",
+                f"{named} stacks more than {MAX_MARKS} combining marks on one character",
+                ord(char),
+            )
+    if not any(unicodedata.category(char)[0] in _VISIBLE_CATEGORIES for char in name):
+        return InvalidName(
+            "no_visible_character", "must hold a letter, a digit, punctuation or a symbol"
+        )
+    return None
+
+
 def normalise_name(raw: str) -> str:
     """The name as stored and shown: NFKC, without whitespace at either end.
 
-    Raises InvalidName when the result is empty, longer than MAX_NAME_LENGTH code points, or
-    holds a control, format, separator, unassigned, private-use or surrogate code point.
+    Raises InvalidName when the result is empty, longer than MAX_NAME_LENGTH code points,
+    holds a control, format, separator, unassigned, private-use or surrogate code point, shows
+    nothing, holds `#`, or stacks more than MAX_MARKS marks on one character.
     Normalising a normalised name gives it back unchanged.
     """
     # NFKC first: it turns compatibility spaces (U+3000, U+00A0) into plain ones to trim, and
@@ -78,6 +135,9 @@ def normalise_name(raw: str) -> str:
         refusal = _refusal(char)
         if refusal is not None:
             raise refusal
+    refusal = _shape_refusal(name)
+    if refusal is not None:
+        raise refusal
     return name
 
 

@@ -77,6 +77,11 @@ REFUSED_NAMES = [
     ("a\u2028b", "unusable_character", "U+2028"),
     ("private\ue000", "unusable_character", "U+E000"),
     ("a\u0378b", "unusable_character", "U+0378"),
+    ("\u3164", "invisible_character", "U+1160"),
+    ("\u2800", "invisible_character", "U+2800"),
+    ("bea#0042", "tag_separator", "U+0023"),
+    ("a" + "\u0301" * 31, "too_many_marks", "U+0301"),
+    ("\u0301", "no_visible_character", None),
 ]
 
 

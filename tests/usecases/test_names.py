@@ -1,5 +1,7 @@
 """The display-name rule (docs/api.md#names-and-tags): each refusal, normalisation, tags."""
 
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -103,6 +105,50 @@ def test_a_character_that_cannot_be_shown_is_refused_by_its_code_point(
     assert refused.details["rule"] == rule
     assert refused.details["code_point"] == code_point
     assert code_point in refused.message
+
+
+@pytest.mark.parametrize(
+    ("raw", "code_point"),
+    [
+        # Each of these, alone, made a name that shows nothing.
+        ("\u3164", "U+1160"),  # HANGUL FILLER, which NFKC makes the jungseong filler
+        ("\u2800", "U+2800"),  # BRAILLE PATTERN BLANK
+        ("\u115f\u1160", "U+115F"),
+        ("\uffa0", "U+1160"),
+        # Inside a name, one makes "ana bea" look like "anaㅤbea".
+        ("ana\u3164bea", "U+1160"),
+    ],
+)
+def test_a_character_that_shows_nothing_is_refused(raw: str, code_point: str) -> None:
+    refused = _refusal(raw)
+    assert (refused.details["rule"], refused.details["code_point"]) == (
+        "invisible_character",
+        code_point,
+    )
+    assert "shows nothing" in refused.message
+
+
+@pytest.mark.parametrize("raw", ["\u0301", " \u0301\u0302 ", "\u0301 \u0300"])
+def test_a_name_without_a_letter_digit_punctuation_or_symbol_is_refused(raw: str) -> None:
+    assert _refusal(raw).details["rule"] == "no_visible_character"
+
+
+@pytest.mark.parametrize("raw", ["bea#0042", "#", "ana\uff03", "ana\ufe5f1"])
+def test_a_name_holding_the_handles_hash_is_refused(raw: str) -> None:
+    """`bea#0042` with tag 5731 would show as `bea#0042#5731`, which reads as another player's
+    handle; the full-width and small number signs are `#` once normalised."""
+    refused = _refusal(raw)
+    assert (refused.details["rule"], refused.details["code_point"]) == ("tag_separator", "U+0023")
+
+
+def test_at_most_four_combining_marks_stack_on_one_character() -> None:
+    four = "e\u0301\u0302\u0303\u0304"
+    assert normalise_name(four) == unicodedata.normalize("NFKC", four)
+    refused = _refusal("a" + "\u0301" * 31)
+    assert (refused.details["rule"], refused.details["code_point"]) == ("too_many_marks", "U+0301")
+    assert _refusal("x" + "\u0300" * 5).details["rule"] == "too_many_marks"
+    # Marks are counted per character: four on each of many letters are fine.
+    assert len(normalise_name(("x" + "\u0300\u0301\u0302\u0303") * 6)) == 30
 
 
 def test_the_refusal_names_the_character() -> None:
