@@ -32,6 +32,7 @@ from service.api.keys import (
     SHARED_LIMITS,
     TOKENS,
 )
+from service.store.database import is_unavailable
 from service.usecases import players
 
 Auth = Literal["none", "player", "ops"]
@@ -239,13 +240,21 @@ async def authenticate(request: web.Request, token: str | None = None) -> auth.B
     return bearer
 
 
-async def check_known(request: web.Request, player_id: UUID) -> None:
-    """A signed token whose player is gone (a restored database) is refused, not a 500."""
+async def check_known(request: web.Request, player_id: UUID, outage_allows: bool = False) -> None:
+    """A signed token whose player is gone (deleted, or never in a restored database) is
+    refused, not a 500. With `outage_allows` (a route that needs no database), a database that
+    cannot be reached lets a validly signed token through rather than answer 503."""
     known = request.app[KNOWN_PLAYERS]
     if known.known(player_id):
         return
-    if not await players.exists(request.app[POOL], player_id):
-        await _failed(request)
+    try:
+        live = await players.is_live(request.app[POOL], player_id)
+    except Exception as exc:
+        if outage_allows and is_unavailable(exc):
+            return
+        raise
+    if not live:
+        await _failed(request, outage_allows=outage_allows)
         raise unauthorized("the token names no known player")
     known.remember(player_id)
 
@@ -278,8 +287,7 @@ def to_aiohttp(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.Stre
         if endpoint.auth == "player":
             call.bearer = await authenticate(request)
             structlog.contextvars.bind_contextvars(player_id=str(call.player))
-            if endpoint.database:
-                await check_known(request, call.player)
+            await check_known(request, call.player, outage_allows=not endpoint.database)
         elif endpoint.auth == "ops":
             await _check_ops(request)
         if endpoint.rate_limited:

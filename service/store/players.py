@@ -33,6 +33,14 @@ async def get(conn: asyncpg.Pool | asyncpg.Connection, player_id: UUID) -> Playe
     return None if row is None else _row(row)
 
 
+async def is_live(conn: asyncpg.Pool | asyncpg.Connection, player_id: UUID) -> bool:
+    found: bool = await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM players WHERE player_id = $1 AND deleted_at IS NULL)",
+        player_id,
+    )
+    return found
+
+
 async def rename(
     conn: asyncpg.Pool | asyncpg.Connection, player_id: UUID, name: str
 ) -> PlayerRow | None:

@@ -43,8 +43,9 @@ async def register(pool: asyncpg.Pool, name: str) -> PlayerRow:
     return await store.insert(pool, names.normalise_name(name))
 
 
-async def exists(pool: asyncpg.Pool, player_id: UUID) -> bool:
-    return await store.get(pool, player_id) is not None
+async def is_live(pool: asyncpg.Pool, player_id: UUID) -> bool:
+    """Whether the player exists and has not deleted its account."""
+    return await store.is_live(pool, player_id)
 
 
 def _player(row: PlayerRow, name: str) -> Player:

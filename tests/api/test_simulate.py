@@ -1,9 +1,12 @@
+import uuid
 from typing import Any
 
 import msgpack
 import pytest
 
+from service.api.auth import issue_token
 from service.games.cryptids import ENGINE_BUILD, load_ruleset, simulate
+from tests.conftest import TEST_SECRET
 from tests.http import Api
 
 A = {
@@ -43,6 +46,21 @@ async def test_simulate_without_replay_and_the_largest_seed(api: Api) -> None:
     assert answer.status == 200
     assert "replay" not in answer.body
     assert answer.body["seed"] == 2**64 - 1
+
+
+async def test_simulate_refuses_a_well_signed_token_of_a_player_who_is_gone(api: Api) -> None:
+    """A token signed with the service's key but naming no player (a restored database), or
+    naming a player who deleted its account, is a 401 here as on every other route."""
+    nobody = issue_token(TEST_SECRET, uuid.uuid4(), 3600)
+    refused = await api.post("/v1/battles/simulate", _request(), token=nobody)
+    assert (refused.status, refused.error_code) == (401, "unauthorized")
+    assert refused.body["error"]["message"] == "the token names no known player"
+    _, token = await api.new_player("leaving")
+    assert (await api.post("/v1/battles/simulate", _request(), token=token)).status == 200
+    deleted = await api.call("DELETE", "/v1/players/me", {}, token=token)
+    assert deleted.status == 200, deleted.body
+    gone = await api.post("/v1/battles/simulate", _request(), token=token)
+    assert (gone.status, gone.error_code) == (401, "unauthorized")
 
 
 @pytest.mark.parametrize(
