@@ -8,7 +8,9 @@ when they next read the revocations, every `REVOCATION_SYNC_SECONDS`.
 """
 
 import hmac
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -40,12 +42,15 @@ def issue_token(
     now: float | None = None,
     session_id: UUID | None = None,
 ) -> str:
-    issued = int(time.time() if now is None else now)
+    # `iat` with its fraction: a sign-out everywhere in the same second as a sign-in refuses
+    # only the tokens issued before it (Revocations.refused). `exp` whole, rounded up: a token
+    # lives its `ttl_seconds` at least (PyJWT reads `exp` as an integer).
+    issued = time.time() if now is None else now
     claims: dict[str, object] = {
         "sub": str(player_id),
         "aud": _AUDIENCE,
         "iat": issued,
-        "exp": issued + ttl_seconds,
+        "exp": math.ceil(issued + ttl_seconds),
     }
     if session_id is not None:
         claims["sid"] = str(session_id)
@@ -60,7 +65,10 @@ def verify_token(secret: str, token: str) -> Bearer:
             secret,
             algorithms=[_ALGORITHM],
             audience=_AUDIENCE,
-            options={"require": ["sub", "exp", "aud"]},
+            # A refresh's token is stamped with the database's clock (so that a retry signs it
+            # again byte for byte), which may run a little ahead of this process's: an `iat`
+            # in the future is no reason to refuse a token this key signed.
+            options={"require": ["sub", "exp", "aud"], "verify_iat": False},
         )
     except jwt.ExpiredSignatureError as exc:
         raise InvalidToken("token expired") from exc
@@ -111,38 +119,72 @@ class VerifiedTokens:
 
 
 class Revocations:
-    """Sessions revoked, and players whose sessionless tokens issued before a time are refused,
-    as this process knows them: what it revoked itself, and what it last read from the
-    database. Each is kept with its time, and forgotten once no token it refuses can be alive.
+    """Sessions revoked, and players whose tokens issued before a time are refused (signed out
+    everywhere, or deleted), as this process knows them: what it revoked itself, and what it
+    last read from the database. Each is kept with its time, and forgotten once no token it
+    refuses can be alive.
     """
 
     def __init__(self) -> None:
+        # In about the order of their times, so that forgetting stops at the first one kept.
         self._sessions: dict[UUID, float] = {}
         self._players: dict[UUID, float] = {}
+        self._listeners: list[Callable[[], None]] = []
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call `listener` after each revocation, its own or read from the database: open
+        sockets end with their sessions (service/api/open_sockets.py)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            listener()
 
     def refused(self, bearer: Bearer) -> bool:
-        if bearer.session_id is not None:
-            return bearer.session_id in self._sessions
-        # A token from before sessions: refused once its player signed out everywhere since.
+        """Whether the token's session was revoked, or its player signed out everywhere (or was
+        deleted) since it was issued."""
+        if bearer.session_id is not None and bearer.session_id in self._sessions:
+            return True
         after = self._players.get(bearer.player_id)
         return after is not None and bearer.issued_at <= after
 
     def revoke_session(self, session_id: UUID, at: float) -> None:
-        self._sessions[session_id] = at
+        self._sessions.setdefault(session_id, at)
+        self._changed()
 
     def revoke_player(self, player_id: UUID, at: float) -> None:
-        """Refuse the player's sessionless tokens issued at or before `at` (epoch seconds);
-        its sessions are revoked one by one."""
-        self._players[player_id] = max(at, self._players.get(player_id, at))
+        """Refuse the player's tokens issued at or before `at` (epoch seconds), of every
+        session and of none."""
+        before = self._players.pop(player_id, at)
+        self._players[player_id] = max(at, before)
+        self._changed()
 
     def absorb(
-        self, sessions: dict[UUID, float], players: dict[UUID, float], forget_before: float
+        self,
+        sessions: dict[UUID, float],
+        players: dict[UUID, float],
+        forget_sessions_before: float,
+        forget_players_before: float,
     ) -> None:
-        """Add what the database holds, and forget what was revoked before `forget_before`."""
-        merged = {**self._sessions, **sessions}
-        self._sessions = {k: at for k, at in merged.items() if at >= forget_before}
+        """Add what the database holds, and forget what was revoked before those times: a read
+        brings only what changed since the one before, so this costs what it brings."""
+        for session_id, at in sessions.items():
+            self.revoke_session(session_id, at)
         for player_id, at in players.items():
             self.revoke_player(player_id, at)
+        _forget(self._sessions, forget_sessions_before)
+        _forget(self._players, forget_players_before)
+
+
+def _forget(kept: dict[UUID, float], before: float) -> None:
+    """Drop the oldest entries while they are older than `before`. They were added in about the
+    order of their times: one added out of order waits for those before it, which refuses
+    nothing alive."""
+    while kept:
+        oldest = next(iter(kept))
+        if kept[oldest] >= before:
+            return
+        del kept[oldest]
 
 
 class KnownPlayers:

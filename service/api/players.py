@@ -41,7 +41,13 @@ class PlayerCreated(Session):
 
 class Me(players.Player):
     devices: Annotated[
-        list[Device], Field(description="the device ids that sign you in, by fingerprint")
+        list[Device],
+        Field(
+            description=(
+                "the device ids that sign you in, by fingerprint, in the order they were linked"
+                " (MAX_DEVICES at most)"
+            )
+        ),
     ]
     ratings: Annotated[
         list[game_ratings.Rating],
@@ -77,7 +83,9 @@ async def create_player(call: Call) -> PlayerCreated:
         shared.registrations_per_day.take(address),
     )
     settings = app[SETTINGS]
-    signed = await sessions.register(app[POOL], name, settings.refresh_token_ttl_seconds)
+    signed = await sessions.register(
+        app[POOL], name, settings.refresh_token_ttl_seconds, settings.max_sessions
+    )
     answer = session_answer(settings, signed)
     return {**answer, "token": answer["access_token"]}
 
@@ -90,14 +98,14 @@ async def create_player(call: Call) -> PlayerCreated:
     errors=(401, 429),
 )
 async def me(call: Call) -> Me:
-    pool = call.request.app[POOL]
+    pool, settings = call.request.app[POOL], call.request.app[SETTINGS]
     player = await players.find(pool, call.player)
     if player is None:
         raise unauthorized("token names no known player")
     ratings = await game_ratings.of_player(pool, call.player)
     return {
         **player,
-        **devices_answer(await sessions.devices(pool, call.player)),
+        **devices_answer(await sessions.devices(pool, call.player, settings.max_devices)),
         "ratings": ratings,
     }
 
@@ -115,13 +123,13 @@ async def me(call: Call) -> Me:
 )
 async def rename(call: Call) -> Me:
     body: Rename = call.body
-    pool = call.request.app[POOL]
+    pool, settings = call.request.app[POOL], call.request.app[SETTINGS]
     player = await players.rename(pool, call.player, body.name)
     if player is None:
         raise unauthorized("token names no known player")
     ratings = await game_ratings.of_player(pool, call.player)
     return {
         **player,
-        **devices_answer(await sessions.devices(pool, call.player)),
+        **devices_answer(await sessions.devices(pool, call.player, settings.max_devices)),
         "ratings": ratings,
     }

@@ -9,26 +9,79 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
+# A device's fingerprint: 8 hex digits of a hash of its kept hash, which give nothing of its id
+# away. Computed here alone, so that the list and the unlink agree.
+_FINGERPRINT = "substr(encode(sha256('fingerprint:'::bytea || device_hash), 'hex'), 1, 8)"
+
+
+# The sessions of player $1 still live: not revoked one by one, and opened after the player last
+# signed out everywhere (`sessions_live_idx`, from that time on).
+_LIVE_SESSIONS = """
+    SELECT session_id, created_at FROM sessions
+     WHERE player_id = $1 AND revoked_at IS NULL
+       AND created_at > coalesce((SELECT tokens_after FROM players WHERE player_id = $1),
+                                 '-infinity')
+"""
+
 
 @dataclass(frozen=True)
 class LivePlayer:
+    player_id: UUID
     name: str
     tag: int
+    # Every token issued to it before this is refused, and every session opened before it is
+    # over (a sign-out everywhere, a deletion); None: never.
+    tokens_after: datetime | None
+
+
+def _live_player(row: asyncpg.Record | None) -> LivePlayer | None:
+    if row is None:
+        return None
+    return LivePlayer(row["player_id"], row["name"], row["tag"], row["tokens_after"])
 
 
 async def live_player(conn: asyncpg.Connection, player_id: UUID) -> LivePlayer | None:
-    """The player, unless deleted; held (FOR SHARE) so that a deletion running now is waited
-    for, and then seen: no session opens for a player deleted meanwhile."""
+    """The player, unless deleted; held (FOR SHARE) so that a deletion or a sign-out everywhere
+    running now is waited for, and then seen: no session opens or goes on past it."""
     row = await conn.fetchrow(
         """
-        SELECT name, tag FROM players WHERE player_id = $1 AND deleted_at IS NULL FOR SHARE
+        SELECT player_id, name, tag, tokens_after FROM players
+         WHERE player_id = $1 AND deleted_at IS NULL FOR SHARE
         """,
         player_id,
     )
-    return None if row is None else LivePlayer(row["name"], row["tag"])
+    return _live_player(row)
 
 
-async def device_player(conn: asyncpg.Connection, device_hash: bytes) -> UUID | None:
+async def token_player(conn: asyncpg.Connection, refresh_hash: bytes) -> LivePlayer | None:
+    """`live_player` of the refresh token's session, if the token is known: the player's row is
+    held before the token's, in the order a deletion takes them."""
+    row = await conn.fetchrow(
+        """
+        SELECT player_id, name, tag, tokens_after FROM players
+         WHERE player_id = (SELECT s.player_id FROM refresh_tokens r JOIN sessions s
+                              USING (session_id) WHERE r.token_hash = $1)
+           AND deleted_at IS NULL
+           FOR SHARE
+        """,
+        refresh_hash,
+    )
+    return _live_player(row)
+
+
+async def lock_live_player(conn: asyncpg.Connection, player_id: UUID) -> bool:
+    """Whether the player is still there, its row then locked until the transaction ends: the
+    changes of its devices are made one at a time, and a deletion running now is waited for."""
+    found = await conn.fetchval(
+        """
+        SELECT true FROM players WHERE player_id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE
+        """,
+        player_id,
+    )
+    return found is not None
+
+
+async def device_player(conn: asyncpg.Connection | asyncpg.Pool, device_hash: bytes) -> UUID | None:
     """The player signed in by that device, if any."""
     found: UUID | None = await conn.fetchval(
         "SELECT player_id FROM devices WHERE device_hash = $1", device_hash
@@ -36,12 +89,23 @@ async def device_player(conn: asyncpg.Connection, device_hash: bytes) -> UUID | 
     return found
 
 
-async def add_device(conn: asyncpg.Connection, device_hash: bytes, player_id: UUID) -> UUID:
-    """Bind the device to the player, unless it is bound already: the player it names."""
+async def mark_used(conn: asyncpg.Connection, device_hash: bytes) -> None:
+    """The device signed its player in now."""
+    await conn.execute(
+        "UPDATE devices SET last_used_at = now() WHERE device_hash = $1", device_hash
+    )
+
+
+async def add_device(
+    conn: asyncpg.Connection, device_hash: bytes, player_id: UUID, *, used: bool
+) -> UUID:
+    """Bind the device to the player (`used`: signing it in now), unless it is bound already:
+    the player it names."""
     bound: UUID = await conn.fetchval(
         """
         WITH added AS (
-            INSERT INTO devices (device_hash, player_id) VALUES ($1, $2)
+            INSERT INTO devices (device_hash, player_id, last_used_at)
+            VALUES ($1, $2, CASE WHEN $3 THEN now() END)
             ON CONFLICT (device_hash) DO NOTHING RETURNING player_id)
         SELECT player_id FROM added
         UNION ALL SELECT player_id FROM devices WHERE device_hash = $1
@@ -49,22 +113,65 @@ async def add_device(conn: asyncpg.Connection, device_hash: bytes, player_id: UU
         """,
         device_hash,
         player_id,
+        used,
     )
     return bound
 
 
+async def count_devices(conn: asyncpg.Connection, player_id: UUID, up_to: int) -> int:
+    """How many devices the player has, counted no further than `up_to`."""
+    # In the index's order: a plan that scans the table for the first rows it meets may read
+    # all of it when the player's rows lie at its end.
+    counted: int = await conn.fetchval(
+        """
+        SELECT count(*) FROM (SELECT 1 FROM devices WHERE player_id = $1
+                               ORDER BY created_at LIMIT $2) AS d
+        """,
+        player_id,
+        up_to,
+    )
+    return counted
+
+
 @dataclass(frozen=True)
 class Device:
-    device_hash: bytes
+    fingerprint: str
     linked_at: datetime
+    last_used_at: datetime | None
 
 
-async def devices_of(conn: asyncpg.Connection | asyncpg.Pool, player_id: UUID) -> list[Device]:
+# The player $1's first $2 devices, in the order they were linked (`devices_player_linked_idx`).
+_LISTED = """
+    SELECT device_hash, created_at, last_used_at FROM devices
+     WHERE player_id = $1 ORDER BY created_at LIMIT $2
+"""
+
+
+async def devices_of(
+    conn: asyncpg.Connection | asyncpg.Pool, player_id: UUID, limit: int
+) -> list[Device]:
+    """The player's first `limit` devices, in the order they were linked."""
     rows = await conn.fetch(
-        "SELECT device_hash, created_at FROM devices WHERE player_id = $1 ORDER BY created_at",
+        f"SELECT {_FINGERPRINT} AS fingerprint, created_at, last_used_at FROM ({_LISTED}) AS d"
+        " ORDER BY created_at",
         player_id,
+        limit,
     )
-    return [Device(bytes(r["device_hash"]), r["created_at"]) for r in rows]
+    return [Device(r["fingerprint"], r["created_at"], r["last_used_at"]) for r in rows]
+
+
+async def find_device(
+    conn: asyncpg.Connection, player_id: UUID, fingerprint: str, limit: int
+) -> bytes | None:
+    """The kept hash of the device of that fingerprint among the player's first `limit` (those
+    it is shown), if any."""
+    found: bytes | None = await conn.fetchval(
+        f"SELECT device_hash FROM ({_LISTED}) AS d WHERE {_FINGERPRINT} = $3 LIMIT 1",
+        player_id,
+        limit,
+        fingerprint,
+    )
+    return None if found is None else bytes(found)
 
 
 async def remove_device(conn: asyncpg.Connection, player_id: UUID, device_hash: bytes) -> None:
@@ -75,14 +182,50 @@ async def remove_device(conn: asyncpg.Connection, player_id: UUID, device_hash: 
 
 async def start_session(
     conn: asyncpg.Connection, player_id: UUID, refresh_hash: bytes, ttl_seconds: int
-) -> UUID:
-    """A new session for the player, with its first refresh token."""
+) -> tuple[UUID, float]:
+    """A new session for the player, with its first refresh token: its id, and when it started
+    (epoch seconds, the clock now: after any sign-out everywhere the caller waited for)."""
     session_id = uuid4()
-    await conn.execute(
-        "INSERT INTO sessions (session_id, player_id) VALUES ($1, $2)", session_id, player_id
+    started: float = await conn.fetchval(
+        """
+        INSERT INTO sessions (session_id, player_id, created_at)
+        VALUES ($1, $2, clock_timestamp())
+        RETURNING extract(epoch FROM created_at)::float8
+        """,
+        session_id,
+        player_id,
     )
     await add_refresh(conn, session_id, refresh_hash, ttl_seconds)
-    return session_id
+    return session_id, started
+
+
+async def count_live_sessions(conn: asyncpg.Connection, player_id: UUID, up_to: int) -> int:
+    """How many sessions of the player are live, counted no further than `up_to`."""
+    # In the index's order, as count_devices.
+    counted: int = await conn.fetchval(
+        f"SELECT count(*) FROM ({_LIVE_SESSIONS} ORDER BY created_at LIMIT $2) AS s",
+        player_id,
+        up_to,
+    )
+    return counted
+
+
+async def revoke_oldest_sessions(
+    conn: asyncpg.Connection, player_id: UUID, current: UUID, count: int
+) -> list[UUID]:
+    """Revoke the player's `count` oldest live sessions but `current`: the sessions revoked."""
+    rows = await conn.fetch(
+        f"""
+        UPDATE sessions SET revoked_at = now()
+         WHERE session_id IN (SELECT session_id FROM ({_LIVE_SESSIONS}) AS s
+                               WHERE session_id <> $2 ORDER BY created_at LIMIT $3)
+        RETURNING session_id
+        """,
+        player_id,
+        current,
+        count,
+    )
+    return [r["session_id"] for r in rows]
 
 
 async def add_refresh(
@@ -104,26 +247,25 @@ class Refresh:
     """A refresh token as kept, with its session's state, at the time of reading."""
 
     session_id: UUID
-    player_id: UUID
+    session_started: datetime
     expired: bool
     revoked: bool
-    # Seconds since it was used (None: never), and whether the token then issued was used.
+    # When it was used (epoch seconds; None: never), how long ago, and the token then issued.
+    used_at: float | None
     used_seconds_ago: float | None
     successor: bytes | None
-    successor_used: bool
 
 
 async def lock_refresh(conn: asyncpg.Connection, refresh_hash: bytes) -> Refresh | None:
     """The refresh token, its row and its session's locked until the transaction ends."""
     row = await conn.fetchrow(
         """
-        SELECT r.session_id, s.player_id, r.expires_at <= now() AS expired,
+        SELECT r.session_id, s.created_at, r.expires_at <= now() AS expired,
                s.revoked_at IS NOT NULL AS revoked,
-               extract(epoch FROM now() - r.used_at)::float8 AS used_seconds_ago,
-               r.successor, coalesce(n.used_at IS NOT NULL, false) AS successor_used
+               extract(epoch FROM r.used_at)::float8 AS used_at,
+               extract(epoch FROM now() - r.used_at)::float8 AS used_seconds_ago, r.successor
           FROM refresh_tokens r
           JOIN sessions s USING (session_id)
-          LEFT JOIN refresh_tokens n ON n.token_hash = r.successor
          WHERE r.token_hash = $1
            FOR UPDATE OF r, s
         """,
@@ -131,39 +273,58 @@ async def lock_refresh(conn: asyncpg.Connection, refresh_hash: bytes) -> Refresh
     )
     if row is None:
         return None
-    successor = None if row["successor"] is None else bytes(row["successor"])
     return Refresh(
         row["session_id"],
-        row["player_id"],
+        row["created_at"],
         row["expired"],
         row["revoked"],
+        row["used_at"],
         row["used_seconds_ago"],
-        successor,
-        row["successor_used"],
+        None if row["successor"] is None else bytes(row["successor"]),
     )
 
 
+async def was_used(conn: asyncpg.Connection, refresh_hash: bytes) -> bool:
+    """Whether that refresh token was used (read now, after any lock the caller waited for)."""
+    used: bool | None = await conn.fetchval(
+        "SELECT used_at IS NOT NULL FROM refresh_tokens WHERE token_hash = $1", refresh_hash
+    )
+    return bool(used)
+
+
 async def rotate(
-    conn: asyncpg.Connection,
-    used: bytes,
-    session_id: UUID,
-    replacement: bytes,
-    ttl_seconds: int,
-    voided: bytes | None = None,
-) -> None:
-    """Mark `used` as used, with `replacement` as its successor, and keep `replacement`; a
-    `voided` successor (issued, never seen) stops working."""
-    if voided is not None:
-        await conn.execute("DELETE FROM refresh_tokens WHERE token_hash = $1", voided)
+    conn: asyncpg.Connection, used: bytes, session_id: UUID, replacement: bytes, ttl_seconds: int
+) -> float:
+    """Mark `used` as used now, with `replacement` as its successor, and keep `replacement`:
+    when it was used (epoch seconds, the clock now: after the locks the caller waited for)."""
     await add_refresh(conn, session_id, replacement, ttl_seconds)
-    await conn.execute(
+    at: float = await conn.fetchval(
         """
-        UPDATE refresh_tokens SET used_at = coalesce(used_at, now()), successor = $2
+        UPDATE refresh_tokens SET used_at = clock_timestamp(), successor = $2
          WHERE token_hash = $1
+        RETURNING extract(epoch FROM used_at)::float8
         """,
         used,
         replacement,
     )
+    return at
+
+
+async def live_refresh(conn: asyncpg.Connection, player_id: UUID, refresh_hash: bytes) -> bool:
+    """Whether the refresh token is the player's, unused, unexpired, of a live session."""
+    found: bool = await conn.fetchval(
+        """
+        SELECT EXISTS (
+            SELECT 1 FROM refresh_tokens r JOIN sessions s USING (session_id)
+                     JOIN players p USING (player_id)
+             WHERE r.token_hash = $1 AND s.player_id = $2 AND s.revoked_at IS NULL
+               AND s.created_at > coalesce(p.tokens_after, '-infinity')
+               AND r.used_at IS NULL AND r.expires_at > now())
+        """,
+        refresh_hash,
+        player_id,
+    )
+    return found
 
 
 async def revoke_session(conn: asyncpg.Connection, session_id: UUID) -> None:
@@ -173,23 +334,13 @@ async def revoke_session(conn: asyncpg.Connection, session_id: UUID) -> None:
     )
 
 
-async def live_sessions(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
-    rows = await conn.fetch(
-        "SELECT session_id FROM sessions WHERE player_id = $1 AND revoked_at IS NULL", player_id
-    )
-    return [r["session_id"] for r in rows]
-
-
-async def revoke_player_sessions(conn: asyncpg.Connection, player_id: UUID) -> float:
-    """Revoke every session of the player, and its tokens from before sessions; the time, in
-    epoch seconds, before which its sessionless tokens are refused."""
-    await conn.execute(
-        "UPDATE sessions SET revoked_at = now() WHERE player_id = $1 AND revoked_at IS NULL",
-        player_id,
-    )
+async def sign_out_everywhere(conn: asyncpg.Connection, player_id: UUID) -> float:
+    """Refuse every token issued to the player until now, and end every session it opened: one
+    row, however many sessions. The time (epoch seconds): the clock at this statement, so that
+    it is later than every token issued before it."""
     at: float = await conn.fetchval(
         """
-        UPDATE players SET tokens_after = now() WHERE player_id = $1
+        UPDATE players SET tokens_after = clock_timestamp() WHERE player_id = $1
         RETURNING extract(epoch FROM tokens_after)::float8
         """,
         player_id,
@@ -197,25 +348,47 @@ async def revoke_player_sessions(conn: asyncpg.Connection, player_id: UUID) -> f
     return at
 
 
-async def revocations(
-    conn: asyncpg.Pool, session_seconds: float, player_seconds: float
-) -> tuple[dict[UUID, float], dict[UUID, float]]:
-    """Sessions revoked, and players' `tokens_after`, within those windows, with their times."""
-    sessions = await conn.fetch(
-        """
-        SELECT session_id, extract(epoch FROM revoked_at)::float8 AS at FROM sessions
-         WHERE revoked_at > now() - make_interval(secs => $1)
-        """,
-        session_seconds,
-    )
-    players = await conn.fetch(
-        """
-        SELECT player_id, extract(epoch FROM tokens_after)::float8 AS at FROM players
-         WHERE tokens_after > now() - make_interval(secs => $1)
-        """,
-        player_seconds,
-    )
-    return (
-        {r["session_id"]: r["at"] for r in sessions},
-        {r["player_id"]: r["at"] for r in players},
-    )
+@dataclass(frozen=True)
+class Revoked:
+    """Sessions revoked and players' `tokens_after` since the times asked, with their times (in
+    epoch seconds), and the database's clock when they were read."""
+
+    sessions: dict[UUID, float]
+    players: dict[UUID, float]
+    # The start of the reading statement's transaction: no later than its snapshot.
+    read_at: float
+
+
+def _revoked(rows: list[asyncpg.Record]) -> Revoked:
+    sessions = {r["id"]: r["at"] for r in rows if r["kind"] == "s"}
+    players = {r["id"]: r["at"] for r in rows if r["kind"] == "p"}
+    read_at = next(r["at"] for r in rows if r["kind"] == "n")
+    return Revoked(sessions, players, read_at)
+
+
+# What was revoked after the times $1 (sessions) and $2 (players), in epoch seconds, through
+# `sessions_revoked_idx` and `players_tokens_after_idx`, with the clock of the read.
+_REVOCATIONS = """
+    SELECT 's' AS kind, session_id AS id, extract(epoch FROM revoked_at)::float8 AS at
+      FROM sessions WHERE revoked_at > to_timestamp($1)
+    UNION ALL
+    SELECT 'p', player_id, extract(epoch FROM tokens_after)::float8
+      FROM players WHERE tokens_after > to_timestamp({players_since})
+    UNION ALL
+    SELECT 'n', NULL, extract(epoch FROM now())::float8
+"""
+
+
+async def revocations_at_start(
+    pool: asyncpg.Pool, sessions_since: float, players_since: float
+) -> Revoked:
+    """Everything revoked after those times (epoch seconds): a process's first read, as large
+    as the revocations within them."""
+    rows = await pool.fetch(_REVOCATIONS.format(players_since="$2"), sessions_since, players_since)
+    return _revoked(rows)
+
+
+async def revocations_since(pool: asyncpg.Pool, since: float) -> Revoked:
+    """What was revoked after `since` (epoch seconds): each later read, a few rows."""
+    rows = await pool.fetch(_REVOCATIONS.format(players_since="$1"), since)
+    return _revoked(rows)
