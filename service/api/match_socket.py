@@ -9,6 +9,10 @@ in the socket's encoding: {"reply": ref, "answer": …}, the answer POST …/act
 {"reply": ref, "status": …, "error": {code, message, details}}, with the status and error that
 request would have had. The events an answer holds are not pushed to the socket again.
 
+A socket answers to the token it was opened under: once that token expires or its session is
+revoked, a frame is refused (401) and the socket closed (4001, 4002; open_sockets.py), and the
+socket is closed even when it sends nothing. Sockets are capped per player and per match.
+
 A frame costs what it is worth: one over MAX_BODY_BYTES is refused from its header, before it
 is read, and closes the socket (1009); the rate limit's token is taken before a frame is
 decoded; MAX_LIMITED_FRAMES frames in a row past the limit close the socket (1008).
@@ -19,7 +23,6 @@ and the socket closes only once that reply is out.
 
 import asyncio
 import time
-import weakref
 from contextlib import aclosing, suppress
 from typing import Annotated, Any
 from uuid import UUID
@@ -30,6 +33,7 @@ from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, Validati
 
 from service.api import codec
 from service.api.address import client_address
+from service.api.auth import Bearer
 from service.api.endpoints import (
     MAX_KEY_LENGTH,
     Body,
@@ -45,10 +49,12 @@ from service.api.errors import (
     from_validation_error,
     rate_limited,
     status_of,
+    unauthorized,
 )
 from service.api.keys import (
     LIMITER,
     MATCH_CACHE,
+    MATCH_FEEDS,
     MATCH_HUB,
     MATCH_SOCKETS,
     POOL,
@@ -57,6 +63,7 @@ from service.api.keys import (
 )
 from service.api.matches import INT32, INT64
 from service.api.middleware import refusal_of
+from service.api.open_sockets import Ending
 from service.runtime import metrics
 from service.store.database import is_unavailable
 from service.usecases import matchmaking
@@ -70,6 +77,7 @@ endpoints = Endpoints("matches")
 
 HEARTBEAT_SECONDS = 20.0
 MAX_REF_LENGTH = 64
+SHUTDOWN = Ending(WSCloseCode.GOING_AWAY, "server shutdown")
 
 Ref = (
     Annotated[str, StringConstraints(max_length=MAX_REF_LENGTH)]
@@ -101,14 +109,15 @@ class SocketAction(Body):
     ) = None
 
 
-async def _socket_player(call: Call) -> UUID:
-    """The player of the handshake's token (the bearer header, or `?token=` for browsers);
+async def _socket_bearer(call: Call) -> Bearer:
+    """Who the handshake's token speaks for (the bearer header, or `?token=` for browsers);
     each handshake counts against that player and against the client's address, in the
     buckets every process shares."""
     query: SocketQuery = call.query
     request = call.request
     given = None if request.headers.get("Authorization") or query.token is None else query.token
-    player_id = (await authenticate(request, given)).player_id
+    bearer = await authenticate(request, given)
+    player_id = bearer.player_id
     # As every route that reads the database: a token of a player who is gone opens nothing.
     await check_known(request, player_id)
     shared = request.app[SHARED_LIMITS]
@@ -117,24 +126,28 @@ async def _socket_player(call: Call) -> UUID:
         shared.handshakes_per_player.take(str(player_id)),
         shared.handshakes_per_address.take(client_address(request)),
     )
-    return player_id
+    return bearer
 
 
 class MatchSocket:
-    """One open socket: its player, its match, where its follower stands, and its sends."""
+    """One open socket: its player's token, its match, where its follower stands, and its
+    sends."""
 
     def __init__(
-        self, call: Call, socket: web.WebSocketResponse, player_id: UUID, match_id: UUID
+        self, call: Call, socket: web.WebSocketResponse, bearer: Bearer, match_id: UUID
     ) -> None:
         self.app = call.request.app
         self.socket = socket
-        self.player_id = player_id
+        self.bearer = bearer
+        self.player_id = bearer.player_id
         self.match_id = match_id
         self.binary = codec.prefers_msgpack(call.request.headers.get("Accept"))
         self.cursor = Cursor(call.query.after)
         self.sending = asyncio.Lock()
         # Frames refused by the rate limit since the last one it let through.
         self.limited_in_a_row = 0
+        # Set when a frame finds the socket's token expired or revoked.
+        self.ended: Ending | None = None
 
     async def send(self, data: Any) -> None:
         encoded, _ = codec.encode(data, self.binary)
@@ -144,13 +157,21 @@ class MatchSocket:
         with suppress(ConnectionResetError):
             await (socket.send_bytes(encoded) if self.binary else socket.send_str(encoded.decode()))
 
+    async def end(self, ending: Ending) -> None:
+        """Close the socket, once a reply or a push under way has gone out; one still in its
+        handshake is checked once that is done (`websocket`)."""
+        if not self.socket.prepared:
+            return
+        async with self.sending:
+            await self.socket.close(code=ending.code, message=ending.reason.encode())
+
     async def push(self) -> None:
         """Every page the follower reads, less what replies delivered meanwhile, and a finished
         match's last page however empty; then close."""
         app, cursor = self.app, self.cursor
         try:
             pages = follow.follow(
-                app[POOL], app[MATCH_HUB], self.player_id, self.match_id, cursor, self.sending
+                app[MATCH_FEEDS], self.player_id, self.match_id, cursor, self.sending
             )
             async with aclosing(pages):
                 async for page in pages:
@@ -197,14 +218,17 @@ class MatchSocket:
     async def answer(self, message: WSMessage) -> None:
         """Reply to one frame from the client: the action's answer, or why it was refused.
 
-        A socket that goes on sending past its rate limit, MAX_LIMITED_FRAMES frames in a row,
-        is closed (1008): each refusal costs little, but a flood of them would not.
+        A frame whose token has expired or been revoked is refused and closes the socket (4001,
+        4002). A socket that goes on sending past its rate limit, MAX_LIMITED_FRAMES frames in
+        a row, is closed (1008): each refusal costs little, but a flood of them would not.
         """
         started = time.perf_counter()
         async with self.sending:
             reply = await self._reply(message)
             await self.send(reply)
-            if self.limited_in_a_row >= self.app[SETTINGS].max_limited_frames:
+            if self.ended is not None:
+                await self.socket.close(code=self.ended.code, message=self.ended.reason.encode())
+            elif self.limited_in_a_row >= self.app[SETTINGS].max_limited_frames:
                 await self.socket.close(
                     code=WSCloseCode.POLICY_VIOLATION, message=b"frames past the rate limit"
                 )
@@ -214,6 +238,11 @@ class MatchSocket:
             log.info("socket_action", match_id=str(self.match_id), status=status, ms=ms)
 
     async def _reply(self, message: WSMessage) -> dict[str, Any]:
+        # Checked before anything else, as every route checks its token: nothing of the frame
+        # is read, so its reply cannot name its `ref`.
+        self.ended = self.app[MATCH_SOCKETS].ending(self.bearer)
+        if self.ended is not None:
+            return _refused(None, unauthorized(self.ended.reason))
         # The token is taken before the frame is decoded, so a frame past the limit costs no
         # decoding; its reply cannot name its `ref`, and replies come in the frames' order.
         wait = self.app[LIMITER].take(self.player_id)
@@ -279,46 +308,52 @@ def _ref_of(data: Any) -> Ref | None:
         " idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer"
         " header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your"
         " matchmaking tickets is matched; closed once a finished match has sent everything, its"
-        " last batch (status finished) sent even when it holds no event"
+        " last batch (status finished) sent even when it holds no event; closed 4001 when the"
+        " token expires, 4002 once its session is revoked; 409 too_many_sockets past"
+        " MAX_SOCKETS_PER_PLAYER, or past MAX_SOCKETS_PER_MATCH for a player not seated"
     ),
     auth="none",
     query=SocketQuery,
     status=101,
-    errors=(401, 404, 422, 429),
+    errors=(401, 404, 409, 422, 429),
 )
 async def websocket(call: Call) -> web.WebSocketResponse:
-    player_id = await _socket_player(call)
+    bearer = await _socket_bearer(call)
     match_id = call.uuid_param("match_id", "match")
     app = call.request.app
-    await follow.ensure_exists(app[POOL], match_id)
+    seat = await follow.seat_of(app[POOL], match_id, bearer.player_id)
     # aiohttp refuses a frame of max_msg_size bytes or more from its header, before reading
     # it, and closes the socket (1009): a frame may be as large as a request body.
     socket = web.WebSocketResponse(
         heartbeat=HEARTBEAT_SECONDS, max_msg_size=app[SETTINGS].max_body_bytes + 1
     )
-    await socket.prepare(call.request)
-    app[MATCH_SOCKETS].add(socket)
-    metrics.WEBSOCKETS.inc()
-    match_socket = MatchSocket(call, socket, player_id, match_id)
-    pusher = asyncio.create_task(match_socket.push())
-    announcer = asyncio.create_task(match_socket.announce_matches())
-    try:
-        # Frames are answered one after another, in the order they came.
-        async for message in socket:
-            if message.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                await match_socket.answer(message)
-    finally:
-        metrics.WEBSOCKETS.dec()
-        for task in (pusher, announcer):
-            task.cancel()
-        for task in (pusher, announcer):
-            with suppress(asyncio.CancelledError):
-                await task
+    match_socket = MatchSocket(call, socket, bearer, match_id)
+    sockets = app[MATCH_SOCKETS]
+    with sockets.held(match_socket, seated=seat is not None):
+        await socket.prepare(call.request)
+        # The token may have expired, or its session been revoked, during the handshake.
+        ending = sockets.ending(bearer)
+        if ending is not None:
+            await match_socket.end(ending)
+        metrics.WEBSOCKETS.inc()
+        pusher = asyncio.create_task(match_socket.push())
+        announcer = asyncio.create_task(match_socket.announce_matches())
+        try:
+            # Frames are answered one after another, in the order they came.
+            async for message in socket:
+                if message.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await match_socket.answer(message)
+        finally:
+            metrics.WEBSOCKETS.dec()
+            for task in (pusher, announcer):
+                task.cancel()
+            for task in (pusher, announcer):
+                with suppress(asyncio.CancelledError):
+                    await task
     return socket
 
 
 async def close_sockets(app: web.Application) -> None:
     """On shutdown: close open WebSockets, which would otherwise hold the server open."""
-    sockets = app.get(MATCH_SOCKETS, weakref.WeakSet())
-    for socket in list(sockets):
-        await socket.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+    if MATCH_SOCKETS in app:
+        await asyncio.gather(*(socket.end(SHUTDOWN) for socket in app[MATCH_SOCKETS]))

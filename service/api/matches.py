@@ -7,9 +7,9 @@ from uuid import UUID
 from pydantic import Field, StringConstraints
 
 from service.api.endpoints import Body, Call, Endpoints, Query
-from service.api.keys import MATCH_CACHE, MATCH_HUB, POOL, SETTINGS
+from service.api.keys import MATCH_CACHE, MATCH_FEEDS, POOL, SETTINGS
 from service.config import Settings
-from service.usecases.matches import answers, follow, lobby, play
+from service.usecases.matches import answers, feed, follow, lobby, play
 from service.usecases.matches import replay as replays
 
 endpoints = Endpoints("matches")
@@ -260,14 +260,14 @@ async def resign(call: Call) -> answers.ActionDone:
     "/v1/matches/{match_id}/events",
     summary="Events after a sequence number that you may see; waits up to `wait` seconds",
     query=EventsQuery,
-    response=follow.EventBatch,
+    response=feed.EventBatch,
     errors=(401, 404, 422, 429),
 )
-async def events(call: Call) -> follow.EventBatch:
+async def events(call: Call) -> feed.EventBatch:
     query: EventsQuery = call.query
     app = call.request.app
     page = await follow.wait_events(
-        app[POOL], app[MATCH_HUB], call.player, _match_id(call), query.after, query.wait
+        app[MATCH_FEEDS], call.player, _match_id(call), query.after, query.wait
     )
     return page.wire()
 

@@ -12,7 +12,8 @@ import pytest
 from service.config import Settings
 from service.store.notify import Hub
 from service.usecases.matches import follow, play
-from service.usecases.matches.follow import Cursor, EventPage
+from service.usecases.matches.feed import EventPage, Feeds
+from service.usecases.matches.follow import Cursor
 from service.usecases.matches.progress import WireEvent
 from tests.usecases.matches_helpers import duel_against_bot, own_pool
 
@@ -75,7 +76,7 @@ async def test_a_follower_stopped_during_its_read_leaves_its_connection_fit_for_
         # anywhere in the read: before, during or after the statement's preparation.
         await pool.expire_connections()
         await pool.execute("SELECT 1")
-        pages = follow.follow(pool, hub, player, match_id, Cursor(0))
+        pages = follow.follow(Feeds(pool, hub), player, match_id, Cursor(0))
         reading = asyncio.ensure_future(anext(pages))
         await asyncio.sleep(chance.uniform(0, 0.0015))
         reading.cancel()

@@ -1,89 +1,57 @@
 """Following a match: pages of the events a seat may see, by long-poll or pushed.
 
 Each event is redacted for the reader's seat (a spectator sees public facts only), so the
-drawer of a card sees it and the others see that a card was drawn.
+drawer of a card sees it and the others see that a card was drawn. A follower's first page is
+its own read; the pages after it come from the match's feed (feed.py), which reads each change
+once for all the followers of this process.
 """
 
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Annotated
 from uuid import UUID
 
 import asyncpg
-from pydantic import Field
-from typing_extensions import TypedDict
 
 from service.store import matches as store
-from service.store.notify import Hub, Waiter
+from service.store.notify import Waiter
 from service.usecases.errors import NotFound
-from service.usecases.matches.progress import ACTIVE, WAITING, WireEvent, events_wire
+from service.usecases.matches.feed import EventPage, Feeds
+from service.usecases.matches.progress import ACTIVE, WAITING, WireEvent
 
-EVENT_PAGE = 500
-# A follower re-reads this often even without a notification, in case one was lost.
+# A follower asks again this often even without a notification, in case one was lost; the feed
+# reads again if it has not read for as long.
 RECHECK_SECONDS = 15.0
 
 
-class EventBatch(TypedDict):
-    events: list[WireEvent]
-    last_seq: Annotated[int, Field(description="pass as `after` next time")]
-    status: str
-    version: int
-
-
-@dataclass(frozen=True)
-class EventPage:
-    """Events past a cursor that the caller may see; pass `last_seq` as the next cursor."""
-
-    events: list[WireEvent]
-    last_seq: int
-    status: str
-    version: int
-    more: bool
-
-    @property
-    def over(self) -> bool:
-        return self.status not in (WAITING, ACTIVE)
-
-    def wire(self) -> EventBatch:
-        return {
-            "events": self.events,
-            "last_seq": self.last_seq,
-            "status": self.status,
-            "version": self.version,
-        }
-
-
-async def ensure_exists(pool: asyncpg.Pool, match_id: UUID) -> None:
-    if not await store.exists(pool, match_id):
+async def seat_of(pool: asyncpg.Pool, match_id: UUID, player_id: UUID) -> int | None:
+    """The player's seat in the match, None for a spectator; NotFound if there is no match."""
+    seats = await store.seats(pool, match_id)
+    if not seats:
         raise NotFound("no such match")
-
-
-async def events_page(
-    pool: asyncpg.Pool, player_id: UUID, match_id: UUID, after: int, limit: int = EVENT_PAGE
-) -> EventPage:
-    read = await store.events_for(pool, match_id, player_id, after, limit)
-    if read is None:
-        raise NotFound("no such match")
-    more = len(read.events) == limit
-    last = read.events[-1].seq if more else max(after, read.last_seq)
-    return EventPage(events_wire(read.events, read.seat), last, read.status, read.version, more)
+    return next((s.seat for s in seats if s.player_id == player_id), None)
 
 
 async def wait_events(
-    pool: asyncpg.Pool, hub: Hub, player_id: UUID, match_id: UUID, after: int, wait_s: float
+    feeds: Feeds, player_id: UUID, match_id: UUID, after: int, wait_s: float
 ) -> EventPage:
     """Long-poll: the events past `after`, waiting up to `wait_s` for some to arrive."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
-    with hub.subscribe(match_id) as signal:
+    cursor = Cursor(after)
+    with feeds.joined(match_id, cursor) as feed, feeds.hub.subscribe(match_id) as signal:
+        own = True
         while True:
             signal.clear()
-            page = await events_page(pool, player_id, match_id, after)
+            page = await feed.page(player_id, cursor.after, own=own)
+            own = False
             remaining = deadline - loop.time()
             if page.events or page.over or remaining <= 0:
                 return page
+            cursor.advance(page.last_seq)
+            if page.more:
+                continue  # a page of events this seat may not see: the next one
             with suppress(TimeoutError):
                 await asyncio.wait_for(signal.wait(), remaining)
 
@@ -121,8 +89,7 @@ class Cursor:
 
 
 async def follow(
-    pool: asyncpg.Pool,
-    hub: Hub,
+    feeds: Feeds,
     player_id: UUID,
     match_id: UUID,
     cursor: Cursor,
@@ -132,12 +99,12 @@ async def follow(
     past; ends once a finished match has nothing more to send.
 
     A notification of events the cursor has already passed (those of the follower's own action)
-    is not read. With `turn`, the lock under which the follower's actions are answered, that is
-    decided once the action in flight has been answered, since its answer may hold them.
+    is not asked for. With `turn`, the lock under which the follower's actions are answered,
+    that is decided once the action in flight has been answered, since its answer may hold them.
     """
     turn = turn or asyncio.Lock()
-    with hub.subscribe(match_id) as waiter:
-        due = True  # the first page, and each recheck, is read whatever was notified
+    with feeds.joined(match_id, cursor) as feed, feeds.hub.subscribe(match_id) as waiter:
+        first, due, recheck = True, True, False
         while True:
             async with turn:
                 news = due or waiter.seq > cursor.after or cursor.over
@@ -145,22 +112,30 @@ async def follow(
                 # A follower is stopped by cancelling it, but its read runs to the end:
                 # asyncpg, cancelled just after preparing a statement, gives the connection
                 # back to the pool inside an unfinished transaction.
-                read = events_page(pool, player_id, match_id, cursor.after) if news else None
-                page = None if read is None else await asyncio.shield(read)
+                page = None
+                if news:
+                    max_age = RECHECK_SECONDS if recheck else None
+                    if not first:
+                        page = feed.held(player_id, cursor.after, max_age)
+                    if page is None:
+                        asked = feed.page(player_id, cursor.after, own=first, max_age=max_age)
+                        page = await asyncio.shield(asked)
+            first = False
             if page is not None:
                 yield page
                 if page.more:
-                    due = True
+                    due, recheck = True, False
                     continue
                 if page.over:
                     return
-            due = await _recheck_due(waiter)
+            due = recheck = await _recheck_due(waiter)
 
 
 async def _recheck_due(waiter: Waiter) -> bool:
     """Wait for a notification: False when one came, True when the recheck is due instead."""
     try:
-        await asyncio.wait_for(waiter.wait(), RECHECK_SECONDS)
+        async with asyncio.timeout(RECHECK_SECONDS):
+            await waiter.wait()
     except TimeoutError:
         return True
     return False
