@@ -2,8 +2,9 @@
 it was.
 
 The player's row stays, without a name: runs, snapshots, battles and matches that other players
-rely on point at it. Locks are taken in the order every other write takes them, a match or a
-run before the player's row, so that a deletion never waits in a cycle with them.
+rely on point at it. Locks are taken in the order every other write takes them
+(service/store/player_lock.py): after the deletion's turn, the player's row, then its tickets,
+its matches and its runs, so that a deletion never waits in a cycle with them.
 """
 
 from dataclasses import dataclass
@@ -11,30 +12,26 @@ from uuid import UUID
 
 import asyncpg
 
-
-async def live_refresh(conn: asyncpg.Connection, player_id: UUID, refresh_hash: bytes) -> bool:
-    """Whether the refresh token is the player's, unused, unexpired, of a live session."""
-    found: bool = await conn.fetchval(
-        """
-        SELECT EXISTS (
-            SELECT 1 FROM refresh_tokens r JOIN sessions s USING (session_id)
-             WHERE r.token_hash = $1 AND s.player_id = $2 AND s.revoked_at IS NULL
-               AND r.used_at IS NULL AND r.expires_at > now())
-        """,
-        refresh_hash,
-        player_id,
-    )
-    return found
+# Deletions take turns: one may end several matches, each writing roll-up rows (schema.sql
+# count_match_actions) and ratings that other matches share, in an order no other can follow.
+_TURN = "deletion"
 
 
-async def seated_matches(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
-    """The waiting and active matches where the player holds a seat, read without a lock (each
-    is locked as it is left), in id order."""
+async def take_turn(conn: asyncpg.Connection) -> None:
+    """Wait for the deletions before this one; the turn is held until the transaction ends."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", _TURN)
+
+
+async def lock_seated_matches(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
+    """The waiting and active matches where the player holds a seat, locked until the
+    transaction ends, in id order; a move being made in one is waited for."""
     rows = await conn.fetch(
         """
-        SELECT m.match_id FROM match_seats s JOIN matches m USING (match_id)
-         WHERE s.player_id = $1 AND m.status IN ('waiting', 'active')
+        SELECT m.match_id FROM matches m
+         WHERE m.match_id IN (SELECT match_id FROM match_seats WHERE player_id = $1 AND live)
+           AND m.status IN ('waiting', 'active')
          ORDER BY m.match_id
+           FOR UPDATE OF m
         """,
         player_id,
     )
@@ -64,7 +61,7 @@ async def lock_open_runs(conn: asyncpg.Connection, player_id: UUID) -> list[Open
 
 
 async def cancel_tickets(conn: asyncpg.Connection, player_id: UUID) -> None:
-    """Take the player out of the matchmaking queue. First of the deletion's writes: a matcher
+    """Take the player out of the matchmaking queue, before its matches are locked: a matcher
     holding one of its tickets is waited for, and the match it made is then seen and left."""
     await conn.execute(
         """

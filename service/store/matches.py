@@ -16,6 +16,7 @@ import asyncpg
 from service.store import jsonb
 from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, KeptAnswer, write_keeping
 from service.store.params import named
+from service.store.player_lock import ALIVE
 
 Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
 
@@ -336,9 +337,13 @@ async def held_seats(conn: asyncpg.Connection, player_id: UUID) -> HeldSeats:
     await conn.execute("SELECT 1 FROM players WHERE player_id = $1 FOR NO KEY UPDATE", player_id)
     rows = await conn.fetch(
         """
-        SELECT m.match_id AS id, m.status, m.created_at
-          FROM match_seats s JOIN matches m USING (match_id)
-         WHERE s.player_id = $1 AND m.status IN ('waiting', 'active')
+        SELECT s.match_id AS id, m.status, m.created_at
+          FROM match_seats s,
+               -- One look-up by key per seat (LIMIT keeps it from being made a join, for
+               -- which the planner may prefer to walk every match in play).
+               LATERAL (SELECT status, created_at FROM matches
+                         WHERE match_id = s.match_id LIMIT 1) AS m
+         WHERE s.player_id = $1 AND s.live AND m.status IN ('waiting', 'active')
         UNION ALL
         SELECT ticket_id, status, created_at FROM match_tickets
          WHERE player_id = $1 AND status = 'searching'
@@ -360,6 +365,8 @@ class ForWrite:
     row: MatchRow
     seats: list[SeatRow]
     kept: KeptAnswer | None
+    # Whether the acting player is deleted: its request is refused, whatever the match's state.
+    player_gone: bool
 
 
 _FOR_WRITE = (
@@ -368,7 +375,9 @@ _FOR_WRITE = (
     + """, k.request_hash, k.response,
        (SELECT json_agg(json_build_array(s.seat, s.player_id, s.bot, s.loadout, s.guard, s.prompt)
                         ORDER BY s.seat)
-          FROM match_seats s WHERE s.match_id = m.match_id)::text AS seat_rows
+          FROM match_seats s WHERE s.match_id = m.match_id)::text AS seat_rows,
+       NOT EXISTS (SELECT FROM players p WHERE p.player_id = $2 AND p.deleted_at IS NULL)
+           AS player_gone
   FROM matches m LEFT JOIN idempotency_keys k ON k.player_id = $2 AND k.key = $3
  WHERE m.match_id = $1"""
 )
@@ -390,7 +399,7 @@ async def for_write(
     ]
     hashed = row["request_hash"]
     kept = None if hashed is None else KeptAnswer(bytes(hashed), row["response"])
-    return ForWrite(_match(row), seats, kept)
+    return ForWrite(_match(row), seats, kept, row["player_gone"])
 
 
 @dataclass(frozen=True)
@@ -410,7 +419,8 @@ class Changes:
 
 
 _SAVE = named(f"""
-WITH moved AS (
+WITH {ALIVE},
+moved AS (
     UPDATE matches SET
         status = :status, version = :version, last_seq = :last_seq, state = :state::jsonb,
         outcome = :outcome::jsonb,
@@ -422,6 +432,7 @@ WITH moved AS (
         END,
         finished_at = CASE WHEN :status IN ('finished', 'expired') THEN now() ELSE finished_at END
      WHERE match_id = :match_id AND version = :read_version AND last_seq = :read_last_seq
+       AND (:player_id::uuid IS NULL OR EXISTS (SELECT FROM alive))
     RETURNING match_id, :player_id::uuid AS player_id),
 prompted AS (
     UPDATE match_seats s SET guard = p.guard, prompt = p.prompt
@@ -459,8 +470,9 @@ async def save(
     to_keep: AnswerToKeep | None = None,
 ) -> bool:
     """Store a write's changes, and keep `to_keep` under `player_id`, if the match is still at the
-    version and sequence it was `read` at; False (nothing stored) if it has moved. New events
-    are NOTIFYed, which PostgreSQL delivers only on commit."""
+    version and sequence it was `read` at, and `player_id` (who acts, if a player) is not
+    deleted, its row locked first (service/store/player_lock.py); False (nothing stored) if not.
+    New events are NOTIFYed, which PostgreSQL delivers only on commit."""
     events = changes.events
     moved = await write_keeping(
         conn,
@@ -591,6 +603,53 @@ async def events_for(
     return EventsRead(
         first["status"], first["match_version"], first["last_seq"], first["reader"], events
     )
+
+
+@dataclass(frozen=True)
+class EventsAfter:
+    """Every event past a cursor, whoever may see it, with the match's figures and the seat of
+    each player seated, from one snapshot: one read that each follower of the match redacts
+    for its own seat."""
+
+    status: str
+    version: int
+    last_seq: int
+    seat_of: dict[UUID, int]
+    events: list[EventRow]
+
+
+async def events_after(conn: Conn, match_id: UUID, after: int, limit: int) -> EventsAfter | None:
+    """Up to `limit` events past `after`, unredacted and with their `visible_to`; None when
+    there is no such match. One statement, for the same reason as `events_for`."""
+    rows = await conn.fetch(
+        """
+        SELECT m.status, m.version AS match_version, m.last_seq, s.seats, s.players,
+               e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
+        FROM matches m
+        CROSS JOIN LATERAL (
+            SELECT array_agg(seat) AS seats, array_agg(player_id) AS players
+            FROM match_seats
+            WHERE match_id = m.match_id AND player_id IS NOT NULL
+        ) s
+        LEFT JOIN LATERAL (
+            SELECT seq, version, kind, data, visible_to FROM match_events
+            WHERE match_id = m.match_id AND seq > $2
+            ORDER BY seq
+            LIMIT $3
+        ) e ON true
+        WHERE m.match_id = $1
+        ORDER BY e.seq
+        """,
+        match_id,
+        after,
+        limit,
+    )
+    if not rows:
+        return None
+    first = rows[0]
+    seat_of = dict(zip(first["players"] or (), first["seats"] or (), strict=True))
+    events = [] if first["seq"] is None else [_event(r) for r in rows]
+    return EventsAfter(first["status"], first["match_version"], first["last_seq"], seat_of, events)
 
 
 async def events_swept(conn: Conn, match_id: UUID) -> bool:

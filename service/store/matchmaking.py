@@ -161,6 +161,13 @@ class Bucket:
     options: dict[str, Any]
 
 
+def bucket_key(bucket: Bucket) -> str:
+    """The name of the lock under which the bucket's matchers take turns. The options' keys are
+    sorted: a bucket read back from jsonb holds them in jsonb's order, not the request's."""
+    options = json.dumps(bucket.options, sort_keys=True, separators=(",", ":"))
+    return f"matchmaking:{bucket.game}:{bucket.ruleset}:{bucket.seats}:{options}"
+
+
 async def buckets(conn: Conn) -> list[Bucket]:
     """The buckets with a searching ticket, the one of the longest wait first."""
     rows = await conn.fetch(
@@ -191,10 +198,7 @@ async def claim(conn: asyncpg.Connection, bucket: Bucket, limit: int) -> list[Wa
     two that ran at once would each skip the ticket the other holds, and two players queuing
     together would wait for the next turn of the matcher to be seen together. A ticket a cancel
     holds is still skipped."""
-    await conn.execute(
-        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-        f"matchmaking:{bucket.game}:{bucket.ruleset}:{bucket.seats}:{jsonb.dumps(bucket.options)}",
-    )
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", bucket_key(bucket))
     rows = await conn.fetch(
         """
         SELECT ticket_id, player_id, loadout::text, rating,

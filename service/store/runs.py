@@ -1,4 +1,8 @@
-"""Runs: one player's attempt at the autobattler."""
+"""Runs: one player's attempt at the autobattler.
+
+A write of a run holds its player's row first (service/store/player_lock.py): a move made in
+one statement takes it in the statement, before the run's row.
+"""
 
 import json
 from dataclasses import dataclass
@@ -11,6 +15,7 @@ import asyncpg
 from service.store import jsonb
 from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, KeptAnswer, write_keeping
 from service.store.params import named
+from service.store.player_lock import ALIVE
 
 _NAMES = (
     "run_id",
@@ -116,6 +121,8 @@ class ForWrite:
     run: RunRow
     # What is kept under the request's Idempotency-Key, when it has one and the key is claimed.
     kept: KeptAnswer | None
+    # Whether the run's player is deleted: its request is refused, whatever the run's state.
+    player_gone: bool
     # For an end-turn: the ghosts' players the run has fought, and the ids its battle and its
     # snapshot will take (taken now, so that the answer kept under the key can name them).
     met: list[UUID]
@@ -134,6 +141,8 @@ def _for_write_sql(turn: bool, lock: bool) -> str:
         "SELECT "
         + ", ".join(f"r.{name}" for name in _NAMES)
         + ", k.request_hash, k.response"
+        + ", NOT EXISTS (SELECT FROM players p WHERE p.player_id = $2 AND p.deleted_at IS NULL)"
+        + " AS player_gone"
         + (_TURN_EXTRAS if turn else "")
         + """
           FROM runs r LEFT JOIN idempotency_keys k ON k.player_id = r.player_id AND k.key = $3
@@ -170,6 +179,7 @@ async def for_write(
     return ForWrite(
         _row(row),
         kept,
+        row["player_gone"],
         list(row["met"]) if turn else [],
         row["battle_id"] if turn else 0,
         row["snapshot_id"] if turn else 0,
@@ -178,37 +188,49 @@ async def for_write(
 
 async def save_shop(
     conn: asyncpg.Connection,
-    run_id: UUID,
-    version: int,
+    run: RunRow,
     shop: dict[str, Any],
     to_keep: AnswerToKeep | None,
 ) -> bool:
-    """Store the shop if the run is still at `version`, and keep `to_keep` with it; False
-    when the run moved on since it was read (nothing is written then)."""
+    """Store the shop if the run is still at the version it was read at and its player is not
+    deleted, and keep `to_keep` with it; False when not (nothing is written then)."""
     moved = await write_keeping(
-        conn, to_keep, _SAVE_SHOP, run_id=run_id, version=version, shop=jsonb.dumps(shop)
+        conn,
+        to_keep,
+        _SAVE_SHOP,
+        player_id=run.player_id,
+        run_id=run.run_id,
+        version=run.version,
+        shop=jsonb.dumps(shop),
     )
     return bool(moved)
 
 
 _SAVE_SHOP = named(f"""
-WITH moved AS (
+WITH {ALIVE},
+moved AS (
     UPDATE runs SET shop = :shop::jsonb, updated_at = now(), version = version + 1
-     WHERE run_id = :run_id AND version = :version
+     WHERE run_id = :run_id AND version = :version AND EXISTS (SELECT FROM alive)
     RETURNING player_id),
 kept AS ({KEEP_ANSWER})
 SELECT count(*) FROM moved
 """)
 
 
-async def open_runs(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
-    """The player's open runs, oldest first, read under the player's row lock (kept until the
-    transaction ends): starts of one player take turns, so that none counts the open runs
-    while another adds one."""
-    await conn.execute("SELECT 1 FROM players WHERE player_id = $1 FOR NO KEY UPDATE", player_id)
+async def open_runs(conn: asyncpg.Connection, player_id: UUID, limit: int) -> list[UUID]:
+    """The player's open runs, oldest first, `limit` at most. The caller holds the player's row
+    (player_lock.hold): starts of one player take turns, so that none counts the open runs
+    while another adds one.
+
+    The limit also keeps the plan on runs_open_idx: without it, for a player with thousands of
+    ended runs the planner may prefer walking every open run of every player."""
     rows = await conn.fetch(
-        "SELECT run_id FROM runs WHERE player_id = $1 AND status = 'shopping' ORDER BY created_at",
+        """
+        SELECT run_id FROM runs WHERE player_id = $1 AND status = 'shopping'
+         ORDER BY created_at LIMIT $2
+        """,
         player_id,
+        limit,
     )
     return [row["run_id"] for row in rows]
 
@@ -223,15 +245,27 @@ class Idle:
     rating_change: float
 
 
+# Sweeps of idle runs take turns, one batch at a time (an advisory lock until the transaction
+# ends): each batch skips the runs and players others hold, and one sweep must not skip a
+# player another sweep holds, whose other idle runs neither would end this tick.
+_SWEEP_TURN = "idle-runs"
+
+
 async def claim_idle(conn: asyncpg.Connection, idle_seconds: float, limit: int) -> list[Idle]:
-    """Up to `limit` open runs idle for `idle_seconds`, locked until the transaction ends; rows
-    another transaction holds (a move being made, another instance's sweep) are skipped."""
+    """Up to `limit` open runs idle for `idle_seconds`, each locked with its player's row until
+    the transaction ends, in the sweeps' turn. A run or a player a write holds (a move being
+    made, a deletion) is skipped, never waited for: a write holds the player's row before the
+    run's, and a sweep that waited for them the other way round would wait in a cycle with it.
+    Such a run was touched just now, or is being ended."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", _SWEEP_TURN)
     rows = await conn.fetch(
         """
-        SELECT run_id, player_id, ruleset, rating_change FROM runs
-         WHERE status = 'shopping' AND updated_at < now() - make_interval(secs => $1)
+        SELECT r.run_id, r.player_id, r.ruleset, r.rating_change
+          FROM runs r JOIN players p USING (player_id)
+         WHERE r.status = 'shopping' AND r.updated_at < now() - make_interval(secs => $1)
          LIMIT $2
-           FOR UPDATE SKIP LOCKED
+           FOR UPDATE OF r SKIP LOCKED
+           FOR NO KEY UPDATE OF p SKIP LOCKED
         """,
         idle_seconds,
         limit,
@@ -245,14 +279,8 @@ Ending = tuple[UUID, UUID, float, int]
 
 async def abandon(conn: asyncpg.Connection, ended: list[Ending], status: str) -> int:
     """End claimed runs with `status`: each (run, player, the run's final rating change, the
-    rating it settles). Players are locked in one order first, so that two sweeps that share a
-    player cannot deadlock."""
-    players = sorted({player for _, player, _, _ in ended})
-    await conn.execute(
-        "SELECT 1 FROM players WHERE player_id = ANY($1::uuid[]) ORDER BY player_id"
-        " FOR NO KEY UPDATE",
-        players,
-    )
+    rating it settles). The caller holds the runs' rows and their players' (claimed with the
+    runs, or held by the write)."""
     done: int = await conn.fetchval(
         _ABANDON.sql,
         *_ABANDON.args(

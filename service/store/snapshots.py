@@ -85,17 +85,22 @@ class Owner:
     """What decides whether a battle against this owner's ghost moves the player's rating."""
 
     age_seconds: float  # how old the owner's account is
-    ended_runs: int  # the owner's runs that ended, counted up to the number asked for
+    fought_runs: int  # the owner's runs that played a battle, counted up to the number asked for
     since_rated: float | None  # seconds since this owner last moved the player's rating
 
 
-# The count stops at `$3` rows, and a player holds few runs open, so it reads at most that many
-# and the open ones from runs_player_idx, however many runs the owner has played.
+# A run counts once it played a battle: one ended won or lost, or abandoned past round 1 (its
+# shop's round is the battles played + 1), so that runs started and abandoned at once buy
+# nothing. The condition is runs_fought_idx's (schema.sql), and the count stops at `$3` rows:
+# it reads at most that many index entries, however many runs the owner has left empty.
 _OWNER = """
 SELECT extract(epoch FROM now() - p.created_at)::float8 AS age_seconds,
        (SELECT count(*) FROM (SELECT 1 FROM runs r
-                               WHERE r.player_id = p.player_id AND r.status <> 'shopping'
-                               LIMIT $3) ended)::int AS ended_runs,
+                               WHERE r.player_id = p.player_id
+                                 AND (r.status IN ('won', 'lost')
+                                      OR (r.status = 'abandoned'
+                                          AND (r.shop ->> 'round')::integer > 1))
+                               LIMIT $3) fought)::int AS fought_runs,
        (SELECT extract(epoch FROM now() - q.rated_at)::float8 FROM rated_pairs q
          WHERE q.player_id = $1 AND q.owner_id = p.player_id) AS since_rated
   FROM players p
@@ -110,7 +115,7 @@ async def owner(
     row = await conn.fetchrow(_OWNER, player_id, owner_id, runs_needed)
     if row is None:
         return None
-    return Owner(row["age_seconds"], row["ended_runs"], row["since_rated"])
+    return Owner(row["age_seconds"], row["fought_runs"], row["since_rated"])
 
 
 async def forget_rated(conn: asyncpg.Connection, older_than_seconds: float, limit: int) -> int:

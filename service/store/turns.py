@@ -2,7 +2,8 @@
 player among those it has met), the player's snapshot (and a bot's) and the battle are stored,
 the roll-ups counted, a finished run's rating settled, a rated ghost's owner remembered, and
 the answer kept under the request's key; all of it only if the run is still at the version the
-turn was computed from.
+turn was computed from and its player is not deleted (the player's row is locked first,
+service/store/player_lock.py).
 """
 
 from dataclasses import dataclass
@@ -15,11 +16,13 @@ import asyncpg
 from service.store import jsonb, stats
 from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, write_keeping
 from service.store.params import named
+from service.store.player_lock import ALIVE
 
 
 @dataclass(frozen=True)
 class Turn:
     run_id: UUID
+    player_id: UUID
     version: int  # the run's version the turn was computed from
     round: int
     # The run after the battle.
@@ -58,13 +61,14 @@ class Turn:
 
 
 _SAVE = named(f"""
-WITH moved AS (
+WITH {ALIVE},
+moved AS (
     UPDATE runs SET status = :status, lives = :lives, wins = :wins, shop = :shop::jsonb,
            rating_change = :rating_pending, updated_at = now(), version = version + 1,
            met = CASE WHEN :ghost_player_id::uuid IS NULL THEN met
                       ELSE array_append(met, :ghost_player_id::uuid) END,
            ended_at = CASE WHEN :status = 'shopping' THEN NULL ELSE now() END
-     WHERE run_id = :run_id AND version = :version
+     WHERE run_id = :run_id AND version = :version AND EXISTS (SELECT FROM alive)
     RETURNING run_id, player_id, ruleset, rating_at_start),
 own AS (
     INSERT INTO snapshots (snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives,
@@ -121,14 +125,15 @@ SELECT count(*) FROM moved
 
 
 async def save(conn: asyncpg.Connection, turn: Turn, to_keep: AnswerToKeep | None) -> bool:
-    """Write the turn, and keep `to_keep` with it, if the run is still at `turn.version`; False
-    (nothing written) if not."""
+    """Write the turn, and keep `to_keep` with it, if the run is still at `turn.version` and its
+    player is not deleted; False (nothing written) if not."""
     gap_index = stats.bucket(stats.GAP_BOUNDS, turn.rating_gap)
     ms_index = stats.bucket(stats.MS_BOUNDS, turn.pairing_ms)
     moved = await write_keeping(
         conn,
         to_keep,
         _SAVE,
+        player_id=turn.player_id,
         run_id=turn.run_id,
         version=turn.version,
         status=turn.status,

@@ -42,6 +42,12 @@ class Illegal(ServiceError):
     code = "illegal"
 
 
+class PlayerGone(ServiceError):
+    """The player's account was deleted: a request of its is refused as its tokens are (401)."""
+
+    code = "unauthorized"
+
+
 class InvalidFields(Illegal):
     """Fields that decode but are not acceptable, each named: `details.fields`."""
 

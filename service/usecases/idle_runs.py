@@ -2,9 +2,10 @@
 nobody touched for RUN_IDLE_SECONDS end abandoned and settle their rating; remembered ratings
 past the once-a-day window (docs/rules/cryptids.md#rated-ghosts) are forgotten.
 
-A batch of runs is claimed with FOR UPDATE SKIP LOCKED and ended in the transaction that
-claimed it, so any number of instances can sweep at once and each run is ended, and its rating
-settled, exactly once. A move on a run being ended waits for the sweep and then finds the run
+A batch of runs is claimed, with their players' rows, FOR UPDATE SKIP LOCKED and ended in the
+transaction that claimed it, so any number of instances can sweep (their batches take turns) and
+each run is ended, and its rating settled, exactly once. A run whose player a write holds is
+left to the next tick. A move on a run being ended waits for the sweep and then finds the run
 over (409 `run_over`).
 """
 

@@ -19,6 +19,8 @@ Decisions (docs/api.md#play-now-the-matchmaking-queue):
   locks its ticket, so it either comes first (the matcher skips it) or finds it matched.
 - The matcher runs for a ticket's bucket as soon as the ticket is stored, so two players who
   queue together are matched at once, and on every instance every MATCHMAKING_INTERVAL_SECONDS.
+  That first turn runs after the ticket's commit: its failure is the matcher's, not the
+  request's, whose answer stays the ticket stored (a 503 would say nothing was written).
 """
 
 import asyncio
@@ -37,10 +39,10 @@ from typing_extensions import TypedDict
 from service.games.registry import get_game
 from service.store import matches as match_store
 from service.store import matchmaking as store
-from service.store.database import transaction
+from service.store.database import CommitUnknown, is_unavailable, transaction
 from service.store.matchmaking import Bucket, Ticket, Waiting
 from service.store.notify import Hub
-from service.usecases import idempotency
+from service.usecases import idempotency, player_lock
 from service.usecases.errors import Conflict, NotFound
 from service.usecases.matches import lobby
 from service.usecases.periodic import every
@@ -161,9 +163,10 @@ async def queue(
         "loadout": request.loadout,
     }
     async with transaction(pool) as conn:
+        # Two queues of one player go one at a time, and none lands after its deletion.
+        await player_lock.hold(conn, player_id)
 
         async def write() -> TicketState:
-            # Also locks the player's row, so that two queues of one player go one at a time.
             held = await match_store.held_seats(conn, player_id)
             lobby.refuse_over_caps(held, caps, waits=True)
             existing = await store.searching(conn, player_id, game.id)
@@ -188,8 +191,20 @@ async def queue(
         answer = await idempotency.write_once(
             conn, player_id, idempotency_key, "queue-ticket", body, write
         )
-    await match_once(pool, Bucket(game.id, game.ruleset, request.seats, checked.options), tuning)
+    await _match_stored(pool, Bucket(game.id, game.ruleset, request.seats, checked.options), tuning)
     return answer
+
+
+async def _match_stored(pool: asyncpg.Pool, bucket: Bucket, tuning: Tuning) -> None:
+    """A matcher's turn for the bucket of a ticket just stored. A failure is logged and left to
+    the matcher's next turn on any instance, which finds the ticket searching."""
+    try:
+        await match_once(pool, bucket, tuning)
+    except Exception as exc:
+        if is_unavailable(exc) or isinstance(exc, CommitUnknown):
+            log.warning("matcher_turn_database_unavailable", error=type(exc).__name__)
+        else:
+            log.exception("matcher_turn_failed")
 
 
 async def read(pool: asyncpg.Pool, player_id: UUID, ticket_id: UUID) -> TicketState:
@@ -234,6 +249,7 @@ async def cancel(
 ) -> TicketState:
     """Cancel a searching ticket; one matched or cancelled already is a 409."""
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> TicketState:
             before = await store.cancel(conn, ticket_id, player_id)

@@ -5,6 +5,9 @@ its change with the pure rules, and writes everything in one statement that appl
 run is still at the version it read; if another request moved the run meanwhile, it is read
 again under the run's lock (`writes.py`). So concurrent requests on one run never both apply,
 and exactly one battle can exist per (run, round).
+
+Every write holds the player's row before the run's, and a deleted player's is refused
+(`player_lock.py`): the statement of a move writes only while its player is not deleted.
 """
 
 import dataclasses
@@ -37,7 +40,7 @@ from service.store import battles, runs, snapshots, turns
 from service.store.battles import BattleRow
 from service.store.database import transaction
 from service.store.runs import RunRow
-from service.usecases import idempotency, pairing
+from service.usecases import idempotency, pairing, player_lock
 from service.usecases.errors import Conflict, Illegal, NotFound, invalid_field
 from service.usecases.idle_runs import ending
 from service.usecases.writes import checked_write
@@ -244,6 +247,7 @@ async def start(
     run_seed = secrets.randbits(64) if seed is None else seed & MASK64
     shop = shops.new_shop(ruleset, run_seed)
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> Run:
             if max_open is not None:
@@ -259,7 +263,7 @@ async def start(
 
 
 async def _refuse_too_many_open(conn: asyncpg.Connection, player_id: UUID, limit: int) -> None:
-    opened = await runs.open_runs(conn, player_id)
+    opened = await runs.open_runs(conn, player_id, limit)
     if len(opened) >= limit:
         raise Conflict(
             f"you hold {len(opened)} open runs, the most allowed: finish one first (a run"
@@ -289,11 +293,16 @@ async def _for_write(
     lock: bool,
     turn: bool = False,
 ) -> runs.ForWrite:
+    """The run as a write reads it; with `lock`, the player's row is held first, then the
+    run's."""
+    if lock:
+        await player_lock.hold(conn, player_id)
     found = await runs.for_write(
         conn, run_id, player_id, None if keyed is None else keyed.key, lock=lock, turn=turn
     )
     if found is None:
         raise NotFound(f"no run {run_id}")
+    player_lock.refuse_gone(found.player_gone)
     return found
 
 
@@ -362,9 +371,7 @@ async def shop_move(
         _refuse_stale(run, retry.version)
         shop = _apply(move, load_ruleset(run.ruleset), Shop.from_dict(run.shop)).to_dict()
         answer = _run_answer(dataclasses.replace(run, shop=shop, version=run.version + 1))
-        saved = await runs.save_shop(
-            conn, run_id, run.version, shop, idempotency.answer_to_keep(keyed, answer)
-        )
+        saved = await runs.save_shop(conn, run, shop, idempotency.answer_to_keep(keyed, answer))
         return answer if saved else None
 
     return await checked_write(pool, attempt, "the run")
@@ -374,6 +381,7 @@ async def abandon(pool: asyncpg.Pool, player_id: UUID, run_id: UUID, retry: Retr
     """End the run now, as a run left idle would end: `abandoned`, its pending rating change
     settled with one forfeited loss (docs/rules/cryptids.md#abandoned-runs)."""
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> Run:
             run = await runs.get(conn, run_id, player_id, lock=True)
@@ -513,7 +521,7 @@ async def _unrated(
     return unrated_reason(
         bar,
         owner_age_seconds=owner.age_seconds,
-        owner_finished_runs=owner.ended_runs,
+        owner_finished_runs=owner.fought_runs,
         since_owner_rated=owner.since_rated,
     )
 
@@ -603,6 +611,7 @@ async def _fight(
     )
     turn = turns.Turn(
         run_id=run.run_id,
+        player_id=run.player_id,
         version=run.version,
         round=round_,
         status=after.status,

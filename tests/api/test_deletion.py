@@ -1,6 +1,7 @@
 """Deleting an account through HTTP on the real database (docs/api.md#deleting-an-account):
 what goes, what others still rely on, and that nothing of the player answers afterwards."""
 
+import dataclasses
 import time
 import uuid
 from typing import Any
@@ -12,12 +13,14 @@ from aiohttp import web
 
 from service.api.auth import issue_token
 from service.api.keys import POOL
+from service.config import Settings
 from service.games.cryptids.content import load_ruleset
 from service.games.cryptids.engine import simulate
 from service.usecases.deletion import FRESH_SIGN_IN_SECONDS
+from tests.api.deletion_helpers import asked_match
 from tests.api.matches_helpers import OPS, cache_agrees_with_log, create, socket_url, start_match
 from tests.api.runs_helpers import spend_gold
-from tests.conftest import TEST_SECRET
+from tests.conftest import TEST_SECRET, service_and_app
 from tests.http import Answer, Api
 
 
@@ -190,3 +193,60 @@ async def test_a_used_refresh_token_does_not_stand_for_a_sign_in(api: Api) -> No
     assert (await api.post("/v1/auth/refresh", {"refresh_token": used})).status == 200
     refused = await delete_me(api, stale_token(signed["player_id"]), {"refresh_token": used})
     assert (refused.status, refused.error_code) == (403, "reauthentication_required")
+
+
+async def test_every_write_of_a_deleted_player_is_a_401_even_where_its_token_still_passes(
+    settings: Settings, fresh_database_url: str
+) -> None:
+    """An instance that has not yet read the deletion's revocations lets the player's token
+    through: each write then reaches the database, which refuses it, and nothing is written."""
+    fresh = dataclasses.replace(settings, database_url=fresh_database_url)
+    late = dataclasses.replace(fresh, revocation_sync_seconds=3600.0)
+    async with service_and_app(fresh) as (api, app), service_and_app(late) as (other, _):
+        pool: asyncpg.Pool = app[POOL]
+        player_id, token = await api.new_player("doomed")
+        _, rival = await api.new_player("rival")
+        run = (await api.post("/v1/runs", token=token)).body
+        bought = await api.post(f"/v1/runs/{run['run_id']}/buy", {"slot": 0}, token=token)
+        assert bought.status == 200, bought.body
+        active, asked = await asked_match(api, token, rival)
+        waiting = (await create(api, rival)).body["match_id"]
+        tickets = "/v1/matchmaking/tickets"
+        ticket = (await api.post(tickets, {"game": "necromancers", "seats": 3}, token=token)).body
+        # The other instance has seen the player, and hears of the deletion only in an hour.
+        assert (await other.get("/v1/players/me", token=token)).status == 200
+        assert (await delete_me(api, token)).status == 200
+
+        runs = f"/v1/runs/{run['run_id']}"
+        action = {"version": asked["version"], "action": asked["legal_actions"][0]}
+        writes = [
+            ("POST", "/v1/runs", None),
+            ("POST", f"{runs}/buy", {"slot": 1}),
+            ("POST", f"{runs}/sell", {"position": 0}),
+            ("POST", f"{runs}/end-turn", {"round": 1}),
+            ("POST", f"{runs}/abandon", {}),
+            ("POST", "/v1/matches", {"game": "necromancers", "seats": 2}),
+            ("POST", "/v1/matches", {"game": "necromancers", "seats": 2, "bots": [1]}),
+            ("POST", f"/v1/matches/{waiting}/join", None),
+            ("POST", f"/v1/matches/{active}/actions", action),
+            ("POST", f"/v1/matches/{active}/resign", None),
+            ("POST", tickets, {"game": "necromancers", "seats": 2}),
+            ("DELETE", f"{tickets}/{ticket['ticket_id']}", None),
+        ]
+        for method, path, body in writes:
+            answer = await other.call(method, path, body, token=token)
+            assert (answer.status, answer.error_code) == (401, "unauthorized"), (path, answer.body)
+            assert answer.headers["WWW-Authenticate"] == "Bearer"
+        left = await pool.fetchrow(
+            """
+            SELECT (SELECT count(*) FROM runs WHERE player_id = $1) AS runs,
+                   (SELECT count(*) FROM runs WHERE player_id = $1 AND status = 'shopping')
+                       AS open_runs,
+                   (SELECT count(*) FROM match_seats WHERE player_id = $1) AS seats,
+                   (SELECT count(*) FROM match_tickets WHERE player_id = $1) AS tickets,
+                   (SELECT count(*) FROM match_tickets
+                     WHERE player_id = $1 AND status = 'searching') AS searching
+            """,
+            uuid.UUID(player_id),
+        )
+        assert dict(left) == {"runs": 1, "open_runs": 0, "seats": 1, "tickets": 1, "searching": 0}

@@ -2,6 +2,7 @@
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -9,6 +10,7 @@ import asyncpg
 import pytest
 
 from service.config import Settings
+from service.store.matchmaking import Bucket, bucket_key
 from tests.api.matches_helpers import create, new_players, read, receive, socket_url, start_match
 from tests.conftest import running_service
 from tests.http import Answer, Api
@@ -297,3 +299,41 @@ async def test_deleting_an_account_takes_its_ticket_out_of_the_queue(
     finally:
         await conn.close()
     assert status == "cancelled"
+
+
+async def test_a_stored_ticket_is_answered_201_searching_when_the_matchers_turn_after_it_fails(
+    make_settings: Any, fresh_database_url: str
+) -> None:
+    """A 503 `unavailable` promises that nothing was written. The ticket commits before its
+    matcher's turn; here that turn times out on its bucket's lock, which another connection
+    holds, and the answer is still the ticket, which the matcher's interval matches later."""
+    settings = make_settings(database_url=fresh_database_url, db_timeout_seconds=1.0)
+    async with running_service(settings) as api:
+        a, b = await new_players(api, 2)
+        first = await post_ticket(api, a)
+        assert first.status == 201, first.body
+        shape = first.body
+        bucket = Bucket(shape["game"], shape["ruleset"], shape["seats"], shape["options"])
+        holder = await asyncpg.connect(fresh_database_url)
+        try:
+            async with holder.transaction():
+                await holder.execute(
+                    "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", bucket_key(bucket)
+                )
+                started = time.monotonic()
+                second = await post_ticket(api, b)
+                # The answer waited for the matcher's turn to time out, and is the ticket.
+                assert time.monotonic() - started >= 1.0
+                assert second.status == 201, second.body
+                assert second.body["status"] == "searching"
+                stored = await holder.fetchval(
+                    "SELECT status FROM match_tickets WHERE ticket_id = $1",
+                    uuid.UUID(second.body["ticket_id"]),
+                )
+                assert stored == "searching"
+        finally:
+            await holder.close()
+        mine = await wait_matched(api, b, second.body["ticket_id"])
+        theirs = await wait_matched(api, a, first.body["ticket_id"])
+        assert mine["status"] == theirs["status"] == "matched"
+        assert mine["match_id"] == theirs["match_id"]

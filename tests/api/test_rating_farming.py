@@ -315,3 +315,41 @@ async def test_a_second_accounts_ghost_moves_no_rating_until_established_then_on
         assert not again["opponent"]["is_bot"]
         assert (again["rated"], again["unrated_reason"]) == (False, "rated_recently")
         assert again["rating_change"] == 0 == again["rating_change_pending"]
+
+
+async def _abandon(api: Api, token: str, run_id: str) -> None:
+    ended = await api.post(f"/v1/runs/{run_id}/abandon", {}, token=token)
+    assert (ended.status, ended.body["status"]) == (200, "abandoned"), ended.body
+
+
+async def test_runs_abandoned_without_a_battle_do_not_make_an_owner_established(
+    settings: Settings, fresh_database_url: str
+) -> None:
+    """The exploit: three runs started and abandoned at once counted as three runs ended, so a
+    second account old enough was established in a second. Only runs that played a battle
+    count: abandoned past round 1, or played out."""
+    async with _service(
+        settings,
+        fresh_database_url,
+        rated_ghost_min_age_seconds=0,
+        rated_ghost_min_runs=3,
+        rated_ghost_repeat_seconds=86400,
+    ) as (api, _):
+        _, feeder = await api.new_player("second")
+        _, main = await api.new_player("first")
+        started = await asyncio.gather(*[api.post("/v1/runs", token=feeder) for _ in range(3)])
+        await asyncio.gather(*[_abandon(api, feeder, run.body["run_id"]) for run in started])
+        fought = [await _one_weak_round(api, feeder)]
+
+        first = await _turn(api, main, (await api.post("/v1/runs", token=main)).body)
+        assert first["pairing"] == "same_round_100" and not first["opponent"]["is_bot"]
+        assert (first["rated"], first["unrated_reason"]) == (False, "new_account")
+
+        # Three runs left after one battle each: now the owner is established.
+        fought += [await _one_weak_round(api, feeder) for _ in range(2)]
+        for turn in fought:
+            await _abandon(api, feeder, turn["run"]["run_id"])
+        await _one_weak_round(api, feeder)
+        rated = await _turn(api, main, (await api.post("/v1/runs", token=main)).body)
+        assert not rated["opponent"]["is_bot"]
+        assert (rated["rated"], rated["unrated_reason"]) == (True, None)

@@ -42,7 +42,7 @@ class RatedGhosts:
     """The bar a ghost's owner must clear for the battle to move the player's rating."""
 
     min_age_seconds: float  # the owner's account at least this old
-    min_runs: int  # with at least this many runs played out (won or lost)
+    min_runs: int  # with at least this many runs that played a battle
     repeat_seconds: float  # and it has not moved this player's rating for this long
 
 

@@ -21,7 +21,9 @@ What one player may cost, and what only an operator may do:
   what it reveals (`notices`).
 - A player holds seats in at most `max_waiting` waiting matches and `max_open` matches not over
   (waiting or active, so that a match filling up never puts anyone over); a create or join past
-  either is a 409 naming the cap and the matches held. Counted under a lock of the player's row.
+  either is a 409 naming the cap and the matches held. Counted under a lock of the player's row,
+  which every write of a player holds before the match's (a deleted player's is refused,
+  `usecases/player_lock.py`).
 - The lists are pages newest first after an opaque cursor: the lobby by the match's creation,
   your own list by when you took your seat, both read from an index.
 """
@@ -43,7 +45,7 @@ from service.games.registry import describe, get_game
 from service.store import matches as store
 from service.store.database import transaction
 from service.store.matches import After, ListedMatch, SeatRow
-from service.usecases import idempotency
+from service.usecases import idempotency, player_lock
 from service.usecases.errors import Conflict, Illegal, NotFound
 from service.usecases.matches.answers import (
     GameInfo,
@@ -286,6 +288,7 @@ async def create(
     }
     waits = len(new.bots) + 1 < new.seats
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> Joined:
             refuse_over_caps(await store.held_seats(conn, player_id), caps, waits)
@@ -314,6 +317,7 @@ async def join(
 ) -> Joined:
     """Take the lowest free seat with `loadout`; a player already seated gets its seat back."""
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> Joined:
             return await _take_seat(conn, player_id, match_id, loadout, caps)
@@ -326,7 +330,8 @@ async def join(
 async def _take_seat(
     conn: asyncpg.Connection, player_id: UUID, match_id: UUID, loadout: Any, caps: Caps
 ) -> Joined:
-    """The lowest free seat, taken under the match's lock; the last one starts the match."""
+    """The lowest free seat, taken under the match's lock (the player's row is held already);
+    the last one starts the match."""
     row = await store.lock(conn, match_id)
     if row is None:
         raise NotFound("no such match")
@@ -341,8 +346,6 @@ async def _take_seat(
         raise Conflict(f"the match is {row.status}", code="match_not_open")
     progress = Progress.of(row, seats)
     mine = _loadout(progress.game, loadout, row.options)
-    # The match row is locked before the player's, as in every join: no two joins wait on
-    # each other's locks.
     refuse_over_caps(await store.held_seats(conn, player_id), caps, waits=len(free) > 1)
     seat = free[0]
     await store.take_seat(conn, match_id, seat, player_id, mine)

@@ -7,7 +7,8 @@ events, the seats' prompts, the key's answer and the NOTIFY (delivered on commit
 the match is still at the version and sequence it was read at; otherwise it is read again
 under its lock (`usecases/writes.py`). On a match this instance wrote last, the first attempt
 decides on that copy instead of reading (cache.py). Resigning locks the match row
-(SELECT … FOR UPDATE) for its transaction.
+(SELECT … FOR UPDATE) for its transaction. Every write of a player holds its row before the
+match's, and a deleted player's is refused (`usecases/player_lock.py`).
 
 Decisions where the issue is silent:
 - `version` counts the actions applied (players', bots', timeouts', resignations). A seat's
@@ -34,7 +35,7 @@ from service.games.kernel.protocol import Event, GameError, IllegalAction
 from service.store import matches as store
 from service.store.database import transaction
 from service.store.matches import MatchRow, SeatRow
-from service.usecases import idempotency
+from service.usecases import idempotency, player_lock
 from service.usecases.errors import Conflict, Forbidden, Illegal, NotFound
 from service.usecases.matches.answers import (
     ActionDone,
@@ -127,7 +128,9 @@ async def act(
     keyed = idempotency.keyed_request(idempotency_key, f"match-action:{match_id}", request)
 
     async def attempt(conn: asyncpg.Connection, lock: bool) -> Acted | None:
-        if not lock and cache is not None and (cached := cache.get(match_id)) is not None:
+        if lock:
+            await player_lock.hold(conn, player_id)
+        elif cache is not None and (cached := cache.get(match_id)) is not None:
             try:
                 return await decide(conn, cached.row, list(cached.seats))
             except (Conflict, Forbidden, Illegal):
@@ -138,6 +141,7 @@ async def act(
         )
         if found is None:
             raise NotFound("no such match")
+        player_lock.refuse_gone(found.player_gone)
         answered: ActionDone | None = idempotency.answer_for_retry(keyed, found.kept)
         if answered is not None:
             return Acted(answered, None)
@@ -182,6 +186,7 @@ async def prefer(
     """Set your seat's standing preferences in an active match (the game's
     `preferences_schema`); the game acts on them at once where they already apply."""
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> ActionDone:
             row, seats, seat = await _seated(conn, player_id, match_id)
@@ -233,6 +238,7 @@ async def resign(
 ) -> ActionDone:
     """Give up your seat: by the game's rule in an active match; a waiting one frees it."""
     async with transaction(pool) as conn:
+        await player_lock.hold(conn, player_id)
 
         async def write() -> ActionDone:
             return await resign_seat(conn, player_id, match_id)
