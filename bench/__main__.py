@@ -5,8 +5,9 @@ endpoint and the floor endpoint beside it at several concurrencies in msgpack an
 worker and with two; the end-turn loop over HTTP with a pre-filled pairing pool; match actions
 over HTTP and on the WebSocket at several numbers of concurrent matches; "play now" tickets
 matched per second and their time to match at `players` concurrent players; each worker's peak
-memory; the leaderboard's reads among a million players, each against a read of one player by
-id (bench.leaderboard); then the issue targets, each checked against this run. The one-worker
+memory; the leaderboards' reads among a million players rated in the autobattler and in one
+game, a few thousand deleted, each against a read of one player by id (bench.leaderboard);
+then the issue targets, each checked against this run. The one-worker
 and two-worker services run side by side on one database, each two-worker figure measured right
 after its one-worker twin. `--pairing` adds the pairing query against a million
 snapshots (bench.pairing) and the end-turn loop against a million-snapshot pool (a few minutes

@@ -1,8 +1,9 @@
 """Seasons and the OpenSkill ratings of the turn-based games, per game and season.
 
-The leaderboard's order is `ordinal` down, then player id, on game_ratings_board_idx; a
-player's rank is 1 + the players of the board rated strictly higher. Deleted players are left
-out of every board.
+A board is a game and season's ratings with a match played, in `ordinal` order (down, then
+player id), on game_ratings_leaderboard_idx; a player's rank is 1 + the players of the board
+rated strictly higher, from game_rating_counts. A deleted player's ratings are flagged as it is
+deleted (schema.sql) and leave every board.
 """
 
 from collections.abc import Mapping, Sequence
@@ -154,32 +155,23 @@ async def of_player(conn: Conn, player_id: UUID, season: str) -> list[RatingRow]
     return [RatingRow(**dict(r)) for r in rows]
 
 
-# The board of one game and season, inlined into each query that reads it.
-_BOARD = """
-    board AS NOT MATERIALIZED (
-        SELECT g.player_id, p.name, p.tag, g.mu, g.sigma, g.ordinal, g.matches
-          FROM game_ratings g JOIN players p USING (player_id)
-         WHERE g.game = $1 AND g.season = $2 AND g.matches > 0 AND p.deleted_at IS NULL)
-"""
-
-# A page of the board, contiguous in its order, ranked: the players above its first row plus
-# the rank within the page (rows tied with the first row share its rank).
-_RANKED_PAGE = """
-    SELECT (SELECT count(*) FROM board
-             WHERE ordinal > (SELECT max(ordinal) FROM page))::int
-           + rank() OVER (ORDER BY ordinal DESC)::int AS rank,
-           player_id, name, tag, mu, sigma, ordinal, matches
-      FROM page
-     ORDER BY ordinal DESC, player_id
-"""
+# A board is a game and season's ratings with a match played, of players not deleted: the
+# rows of game_ratings_leaderboard_idx, whose predicate each walk repeats.
+_ON_BOARD = "game = $1 AND season = $2 AND matches > 0 AND NOT player_deleted"
+_RATING = "player_id, mu, sigma, ordinal, matches"
 
 
 async def top(conn: Conn, game: str, season: str, limit: int) -> list[RankedRating]:
+    """The best `limit` of the board: one walk of its index from the top, where the ranks are
+    the page's own."""
     rows = await conn.fetch(
         f"""
-        WITH {_BOARD},
-        page AS (SELECT * FROM board ORDER BY ordinal DESC, player_id LIMIT $3)
-        {_RANKED_PAGE}
+        SELECT rank() OVER (ORDER BY b.ordinal DESC)::int AS rank,
+               b.player_id, p.name, p.tag, b.mu, b.sigma, b.ordinal, b.matches
+          FROM (SELECT {_RATING} FROM game_ratings WHERE {_ON_BOARD}
+                 ORDER BY ordinal DESC, player_id LIMIT $3) AS b
+          JOIN players p USING (player_id)
+         ORDER BY b.ordinal DESC, b.player_id
         """,
         game,
         season,
@@ -191,25 +183,73 @@ async def top(conn: Conn, game: str, season: str, limit: int) -> list[RankedRati
 async def around(
     conn: Conn, game: str, season: str, player_id: UUID, each_side: int
 ) -> list[RankedRating]:
-    """The player with up to `each_side` neighbours above and below; none if it is not rated
-    in that game and season."""
+    """The player with up to `each_side` neighbours above and below; none if it is not on the
+    board of that game and season.
+
+    Every part reads a bounded range of an index, whatever the size of the board: the
+    neighbours are two walks of game_ratings_leaderboard_idx from the player (those tied with
+    it first, then the next ordinals), each stopping after `each_side` rows; the ranks come from
+    game_rating_counts (schema.sql): the players above the page are three short sums (the whole
+    units of ordinal above the page's first, the 64ths above its own inside that unit, the
+    ordinals above it inside that 64th), and the page's own ordinals are counted exactly.
+    """
     rows = await conn.fetch(
         f"""
-        WITH {_BOARD},
-        me AS (SELECT * FROM board WHERE player_id = $3),
+        WITH me AS (
+            SELECT {_RATING} FROM game_ratings WHERE {_ON_BOARD} AND player_id = $3),
+        above AS (
+            SELECT * FROM (
+                (SELECT {_RATING} FROM game_ratings
+                  WHERE {_ON_BOARD} AND ordinal = (SELECT ordinal FROM me)
+                    AND player_id < (SELECT player_id FROM me)
+                  ORDER BY player_id DESC LIMIT $4)
+                UNION ALL
+                (SELECT {_RATING} FROM game_ratings
+                  WHERE {_ON_BOARD} AND ordinal > (SELECT ordinal FROM me)
+                  ORDER BY ordinal, player_id DESC LIMIT $4)) AS near
+             ORDER BY ordinal, player_id DESC LIMIT $4),
+        below AS (
+            SELECT * FROM (
+                (SELECT {_RATING} FROM game_ratings
+                  WHERE {_ON_BOARD} AND ordinal = (SELECT ordinal FROM me)
+                    AND player_id > (SELECT player_id FROM me)
+                  ORDER BY player_id LIMIT $4)
+                UNION ALL
+                (SELECT {_RATING} FROM game_ratings
+                  WHERE {_ON_BOARD} AND ordinal < (SELECT ordinal FROM me)
+                  ORDER BY ordinal DESC, player_id LIMIT $4)) AS near
+             ORDER BY ordinal DESC, player_id LIMIT $4),
         page AS (
-            (SELECT * FROM board
-              WHERE ordinal > (SELECT ordinal FROM me)
-                 OR (ordinal = (SELECT ordinal FROM me) AND player_id < $3)
-              ORDER BY ordinal, player_id DESC LIMIT $4)
-            UNION ALL
-            (SELECT * FROM me)
-            UNION ALL
-            (SELECT * FROM board
-              WHERE ordinal < (SELECT ordinal FROM me)
-                 OR (ordinal = (SELECT ordinal FROM me) AND player_id > $3)
-              ORDER BY ordinal DESC, player_id LIMIT $4))
-        {_RANKED_PAGE}
+            SELECT * FROM above UNION ALL SELECT * FROM me UNION ALL SELECT * FROM below),
+        first AS (SELECT max(ordinal) AS ordinal FROM page),
+        higher AS (
+            SELECT (SELECT coalesce(sum(c.players), 0) FROM game_rating_counts c
+                     WHERE c.game = $1 AND c.season = $2 AND c.grain = 0
+                       AND c.ordinal > game_rating_bucket(0, first.ordinal))
+                 + (SELECT coalesce(sum(c.players), 0) FROM game_rating_counts c
+                     WHERE c.game = $1 AND c.season = $2 AND c.grain = 1
+                       AND c.ordinal > game_rating_bucket(1, first.ordinal)
+                       AND c.ordinal < game_rating_bucket_end(0, first.ordinal))
+                 + (SELECT coalesce(sum(c.players), 0) FROM game_rating_counts c
+                     WHERE c.game = $1 AND c.season = $2 AND c.grain = 2
+                       AND c.ordinal > first.ordinal
+                       AND c.ordinal < game_rating_bucket_end(1, first.ordinal)) AS players
+              FROM first),
+        counted AS (
+            SELECT c.ordinal, sum(c.players) AS players FROM game_rating_counts c
+             WHERE c.game = $1 AND c.season = $2 AND c.grain = 2
+               AND c.ordinal BETWEEN (SELECT min(ordinal) FROM page)
+                                 AND (SELECT ordinal FROM first)
+             GROUP BY c.ordinal),
+        ranked AS (
+            SELECT ordinal,
+                   (1 + (SELECT players FROM higher) + sum(players) OVER (ORDER BY ordinal DESC)
+                    - players)::int AS rank
+              FROM counted)
+        SELECT ranked.rank, page.player_id, p.name, p.tag, page.mu, page.sigma, page.ordinal,
+               page.matches
+          FROM page JOIN ranked USING (ordinal) JOIN players p USING (player_id)
+         ORDER BY page.ordinal DESC, page.player_id
         """,
         game,
         season,

@@ -66,7 +66,8 @@ class RankedPlayer:
 
 
 # Leaderboard order: rating down, then player id; rank = 1 + players rated strictly higher.
-# A deleted player has left the leaderboard (and rating_counts) and has no name to show.
+# A deleted player has left the leaderboard (players_leaderboard_idx, whose predicate every walk
+# repeats, and rating_counts) and has no name to show.
 async def top(conn: asyncpg.Pool, limit: int) -> list[RankedPlayer]:
     rows = await conn.fetch(
         """
@@ -84,11 +85,12 @@ async def around(conn: asyncpg.Pool, player_id: UUID, each_side: int) -> list[Ra
     """The player with up to `each_side` neighbours above and below.
 
     Every part reads a bounded range of an index, whatever the number of players: the
-    neighbours are two walks of players_rating_idx from the player (those tied with it first,
-    then the next ratings), each stopping after `each_side` rows (stepping over the few deleted
-    players); the ranks come from rating_counts (players per rating, kept by triggers in
-    schema.sql): one sum of the players rated above the page, a few thousand small rows at
-    most, and the counts of the page's own ratings.
+    neighbours are two walks of players_leaderboard_idx from the player (those tied with it
+    first, then the next ratings), each stopping after `each_side` rows (the index holds no
+    deleted player, so none is stepped over); the ranks come from rating_counts (players per
+    rating, kept by triggers in schema.sql): one sum of the players rated above the page (a row
+    per rating and shard at most, some 14,000 among a million players), and the counts of the
+    page's own ratings.
     """
     rows = await conn.fetch(
         """

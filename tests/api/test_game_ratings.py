@@ -79,6 +79,32 @@ async def test_a_finished_match_rates_both_players_once(
     assert "game" not in elo and all("mu" not in e for e in elo["entries"])
 
 
+async def test_a_deleted_player_leaves_the_board_and_no_rank_counts_it(
+    fresh_service: tuple[Api, web.Application],
+) -> None:
+    api, _ = fresh_service
+    ana, bea, cid, dan = await new_players(api, 4)
+    # bea and dan win their first matches, against ana and cid: two ties, one above the other.
+    await _resign(api, ana, await start_match(api, [ana, bea]), "first")
+    await _resign(api, cid, await start_match(api, [cid, dan]), "second")
+    ids = {t: (await api.get("/v1/players/me", token=t)).body["player_id"] for t in (bea, dan)}
+    board = (await _board(api, ana))["entries"]
+    assert [e["rank"] for e in board] == [1, 1, 3, 3]
+
+    deleted = await api.call("DELETE", "/v1/players/me", token=bea)
+    assert deleted.status == 200, deleted.body
+    for token in (ana, cid):
+        for query in ("", "&around=me&limit=4"):
+            entries = (await _board(api, token, query))["entries"]
+            assert ids[bea] not in {e["player_id"] for e in entries}
+            assert [(e["rank"], e["rating"]) for e in entries] == [
+                (1, board[0]["rating"]),
+                (2, board[2]["rating"]),
+                (2, board[2]["rating"]),
+            ]
+            assert entries[0]["player_id"] == ids[dan]
+
+
 async def test_a_match_against_a_bot_rates_nobody(
     fresh_service: tuple[Api, web.Application],
 ) -> None:
