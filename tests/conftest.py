@@ -19,6 +19,7 @@ import pytest
 from aiohttp import web
 from playwright.async_api import Browser
 
+from service.api.server import Runner
 from service.app import create_app
 from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
@@ -58,18 +59,23 @@ def settings(embedded_db: EmbeddedPostgres, tmp_path_factory: pytest.TempPathFac
         ws_handshakes_per_address_per_minute=1_000_000,
         ws_handshakes_per_player_per_minute=1_000_000,
         db_timeout_seconds=2.0,
+        # Tests compare scrapes taken moments apart; tests/api/test_metrics.py sets its own.
+        metrics_render_seconds=0.0,
     )
 
 
 @asynccontextmanager
 async def service_and_app(settings: Settings) -> AsyncIterator[tuple[Api, web.Application]]:
-    """The real application on a real port of 127.0.0.1, with a client for it."""
+    """The real application on a real port of 127.0.0.1 (and on its METRICS_PORT when it has
+    one), run as the service runs it, with a client for it."""
     app = create_app(settings)
-    runner = web.AppRunner(app, access_log=None)
+    runner = Runner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]
+    if settings.metrics_port is not None:
+        await web.TCPSite(runner, "127.0.0.1", settings.metrics_port).start()
     async with aiohttp.ClientSession() as session:
         yield Api(session, f"http://127.0.0.1:{port}"), app
     await runner.cleanup()

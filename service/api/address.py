@@ -7,7 +7,10 @@ written by proxies we trust, and everything left of it by the client, who may wr
 a client that sends the header itself changes nothing but the entries we never read.
 
 An IPv6 client is keyed by its /64, the block one subscriber is usually given, so that walking
-through the addresses of one's own block does not reset the limits.
+through the addresses of one's own block does not reset the limits. A /64 is cheap to come by
+in bulk (a tunnel broker gives a /48, 65,536 of them, for free), so each per-address limit also
+spends from the client's /48, its site, which gets a larger budget of its own
+(ratelimit.SharedLimits).
 """
 
 import ipaddress
@@ -20,6 +23,7 @@ from service.config import IPNetwork
 
 FORWARDED_FOR = "X-Forwarded-For"
 IPV6_BLOCK = 64
+IPV6_SITE = 48
 # An entry that is no address (a proxy's "unknown") is kept as it is, this long at most.
 MAX_ENTRY = 64
 
@@ -46,6 +50,19 @@ def _key(address: _Address) -> str:
     if isinstance(address, ipaddress.IPv6Address):
         return str(ipaddress.IPv6Network((address, IPV6_BLOCK), strict=False))
     return str(address)
+
+
+def site_of(key: str) -> str | None:
+    """The /48 that an IPv6 client's key (its /64) lies in; None for any other key."""
+    if "/" not in key:
+        return None
+    try:
+        block = ipaddress.IPv6Network(key)
+    except ValueError:
+        return None
+    if block.prefixlen != IPV6_BLOCK:
+        return None
+    return str(block.supernet(new_prefix=IPV6_SITE))
 
 
 def _trusted(address: _Address, proxies: Sequence[IPNetwork]) -> bool:

@@ -3,6 +3,7 @@
 import gc
 import json
 import re
+import zlib
 from itertools import islice
 from typing import Any
 
@@ -191,19 +192,103 @@ def _decode_msgpack(raw: bytes) -> Any:
     return data
 
 
+# The content codings a body may come in, by zlib's window bits for each ("deflate" is zlib's
+# format, RFC 9110; a raw deflate stream, which some clients send instead, is told by its
+# first byte). Brotli and zstd are refused: bodies this small gain little from them.
+GZIP_BITS = 16 + zlib.MAX_WBITS
+_CODINGS = {"gzip": GZIP_BITS, "x-gzip": GZIP_BITS, "deflate": zlib.MAX_WBITS}
+CONTENT_CODINGS = ("gzip", "deflate")
+
+
+def unsupported_encoding(encoding: str) -> ApiError:
+    return ApiError(
+        415,
+        "unsupported_encoding",
+        f"Content-Encoding must be {' or '.join(CONTENT_CODINGS)} (or none), got {encoding!r}",
+        {"supported": list(CONTENT_CODINGS)},
+        # RFC 7694: what a 415 for a content coding tells the client it may send instead.
+        {"Accept-Encoding": ", ".join(CONTENT_CODINGS)},
+    )
+
+
+def malformed_encoding(encoding: str, why: str) -> ApiError:
+    return ApiError(400, "malformed_body", f"body is not valid {encoding}: {why}")
+
+
+class _Inflater:
+    """A compressed body inflated a chunk at a time, never past what the limit still allows:
+    the server's own inflating is off, so a small body that would inflate to gigabytes costs
+    no more than `limit` bytes of output before it is refused."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._bits = _CODINGS[encoding]
+        self._zlib: zlib._Decompress | None = None
+
+    def feed(self, chunk: bytes, room: int) -> bytes:
+        """`chunk` inflated, at most `room` bytes of it (room > 0)."""
+        if self._zlib is None:
+            raw_deflate = self._bits == zlib.MAX_WBITS and chunk[0] & 0x0F != 8
+            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS if raw_deflate else self._bits)
+        if self._zlib.eof:
+            raise malformed_encoding(self.encoding, "data after the end of the stream")
+        try:
+            inflated = self._zlib.decompress(chunk, room)
+        except zlib.error as exc:
+            raise malformed_encoding(self.encoding, str(exc)) from exc
+        if self._zlib.eof and self._zlib.unused_data:
+            raise malformed_encoding(self.encoding, "data after the end of the stream")
+        return inflated
+
+    def finish(self) -> None:
+        if self._zlib is not None and not self._zlib.eof:
+            raise malformed_encoding(self.encoding, "the stream ends before its end")
+
+
+def _inflater(request: web.Request) -> _Inflater | None:
+    """How the body is inflated: None when it is not compressed; 415 for a coding refused."""
+    codings = [
+        coding.strip().lower()
+        for coding in request.headers.get("Content-Encoding", "").split(",")
+        if coding.strip() and coding.strip().lower() != "identity"
+    ]
+    if not codings:
+        return None
+    if len(codings) > 1 or codings[0] not in _CODINGS:
+        raise unsupported_encoding(", ".join(codings))
+    return _Inflater(codings[0])
+
+
+async def _chunk(request: web.Request) -> bytes:
+    """The next bytes of the body as they arrive; a body that ends before its length (the
+    client went away) is a 400, not taken for a lost database."""
+    try:
+        return await request.content.readany()
+    except (web.RequestPayloadError, ConnectionError) as exc:
+        raise ApiError(400, "malformed_body", "the body ended before its length") from exc
+
+
 async def read_body(request: web.Request, limit: int) -> Any:
     """The decoded body; an empty body reads as an empty object.
 
     A body declared over `limit` is refused before a byte of it is read, and one that is not
-    declared (chunked, or compressed) as soon as what was read passes `limit`.
+    declared (chunked) as soon as what was read passes `limit`. A compressed body is bounded
+    twice: what was read, and what it inflates to, each by `limit`.
     """
+    inflater = _inflater(request)
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
     raw = bytearray()
-    while chunk := await request.content.readany():
+    read = 0
+    while chunk := await _chunk(request):
+        read += len(chunk)
+        if inflater is not None:
+            chunk = inflater.feed(chunk, limit + 1 - len(raw))
         raw += chunk
-        if len(raw) > limit:
+        if len(raw) > limit or read > limit:
             raise too_large(limit)
+    if inflater is not None and read:
+        inflater.finish()
     if not raw:
         return {}
     return decode(request.content_type, bytes(raw))

@@ -9,10 +9,17 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from service.api import codec
-from service.api.errors import ApiError, error_body, outcome_unknown, status_of, unavailable
+from service.api.errors import (
+    ApiError,
+    error_body,
+    outcome_unknown,
+    status_of,
+    unauthorized,
+    unavailable,
+)
 from service.api.keys import SETTINGS
-from service.store.database import CommitUnknown, is_unavailable
-from service.usecases.errors import ServiceError
+from service.store.database import CommitUnknown, is_rolled_back, is_unavailable
+from service.usecases.errors import PlayerGone, ServiceError
 
 REQUEST_ID_HEADER = "X-Request-Id"
 INSTANCE_HEADER = "X-Instance"
@@ -24,7 +31,9 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     413: "body_too_large",
     415: "unsupported_media_type",
+    417: "expectation_failed",
 }
+EXPECTATIONS = ("100-continue",)
 
 log = structlog.get_logger("service.http")
 
@@ -34,7 +43,9 @@ def _request_id(request: web.Request) -> str:
     return given if _VALID_REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
 
 
-def _from_http_exception(request: web.Request, exc: web.HTTPException) -> ApiError:
+def http_refusal(request: web.Request, exc: web.HTTPException) -> ApiError:
+    """aiohttp's own refusal (an unknown path or method, an unknown Expect, ...) in the shape of
+    ours."""
     if exc.status == 404:
         return ApiError(404, "not_found", f"no such path: {request.path}")
     if exc.status == 405 and isinstance(exc, web.HTTPMethodNotAllowed):
@@ -48,17 +59,28 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException) -> ApiErr
         )
     if exc.status == 413:
         return codec.too_large(request.app[SETTINGS].max_body_bytes)
+    if exc.status == 417:
+        expect = request.headers.get("Expect", "")
+        return ApiError(
+            417,
+            "expectation_failed",
+            f"Expect: {expect!r} is not supported, only {', '.join(EXPECTATIONS)}",
+            {"supported": list(EXPECTATIONS)},
+        )
     code = _HTTP_CODES.get(exc.status, "http_error")
     return ApiError(exc.status, code, exc.reason)
 
 
-def _error_response(request: web.Request, error: ServiceError) -> web.Response:
+def error_response(request: web.Request, error: ServiceError) -> web.Response:
     headers = error.headers if isinstance(error, ApiError) else None
     return codec.respond(request, error_body(error), status_of(error), headers)
 
 
 def refusal_of(exc: Exception) -> ServiceError | None:
     """What a failure tells the client in the error shape; None for a bug, which is a 500."""
+    if isinstance(exc, PlayerGone):
+        # The answer every request of a deleted player gets, its tokens being refused.
+        return unauthorized(exc.message)
     if isinstance(exc, ServiceError):
         return exc
     if isinstance(exc, CommitUnknown):
@@ -67,6 +89,10 @@ def refusal_of(exc: Exception) -> ServiceError | None:
     if is_unavailable(exc):
         log.warning("database_unavailable", error=type(exc).__name__)
         return unavailable()
+    if is_rolled_back(exc):
+        # Rare (writes take their locks in one order), and nothing was written: a retry passes.
+        log.warning("transaction_rolled_back", error=type(exc).__name__)
+        return unavailable("the database rolled the write back to let another through; retry")
     return None
 
 
@@ -87,13 +113,13 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        response = _error_response(request, _from_http_exception(request, exc))
+        response = error_response(request, http_refusal(request, exc))
     except Exception as exc:
         error = refusal_of(exc)
         if error is None:
             log.exception("unhandled_error")
             error = ApiError(500, "internal", "internal error", {"request_id": request_id})
-        response = _error_response(request, error)
+        response = error_response(request, error)
     if not response.prepared:
         response.headers[REQUEST_ID_HEADER] = request_id
     # A line per request costs about a tenth of a battle; LOG_REQUESTS=errors keeps the failures.

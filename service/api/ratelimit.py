@@ -19,6 +19,7 @@ Two kinds, by what a request costs:
 import asyncio
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import asyncpg
@@ -101,9 +102,23 @@ class Limit:
 
 
 class SharedLimits:
-    """The buckets of rare requests, in PostgreSQL; refusals remembered in the process."""
+    """The buckets of rare requests, in PostgreSQL; refusals remembered in the process.
 
-    def __init__(self, settings: Settings, max_refusals: int = 10_000) -> None:
+    A key that lies in a wider block (`site_of`: an IPv6 client's /64 in its /48) spends from
+    the block's bucket too, which holds `ipv6_site_budgets` times as much: walking through the
+    keys of one block gains at most that many budgets. (`site_of` is given rather than
+    imported: service.api.address reads the settings through the application's keys, which
+    hold this class.)
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        site_of: Callable[[str], str | None],
+        max_refusals: int = 10_000,
+    ) -> None:
+        self._site_of = site_of
+        self._site_budgets = settings.ipv6_site_budgets
         self.registrations_per_hour = Limit(
             "registrations_per_address_per_hour", settings.registrations_per_address_per_hour, HOUR
         )
@@ -140,6 +155,7 @@ class SharedLimits:
         With `outage_allows`, a database that cannot be reached lets the request through
         instead of failing it (for requests that need no database otherwise).
         """
+        takes = tuple(self._with_sites(takes))
         now = time.monotonic()
         for wanted in takes:
             until = self._refused.get((wanted.kind, wanted.key), 0.0)
@@ -160,6 +176,16 @@ class SharedLimits:
             self._remember((wanted.kind, wanted.key), now + wait, now)
         wait, wanted = max(refused, key=lambda refusal: refusal[0])
         raise rate_limited(wait, wanted.kind)
+
+    def _with_sites(self, takes: tuple[limits.Take, ...]) -> Iterator[limits.Take]:
+        for wanted in takes:
+            yield wanted
+            site = self._site_of(wanted.key)
+            if site is not None:
+                budgets = self._site_budgets
+                yield limits.Take(
+                    wanted.kind, site, wanted.rate * budgets, wanted.burst * budgets, wanted.cost
+                )
 
     def _remember(self, refusal: tuple[str, str], until: float, now: float) -> None:
         self._refused.pop(refusal, None)

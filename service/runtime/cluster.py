@@ -1,10 +1,11 @@
 """A local topology on 127.0.0.1: `make cluster`, or `python -m service.runtime.cluster`.
 
 PostgreSQL (the embedded one, in DATA_DIR/pgdata), Debian's PgBouncer in transaction mode in
-front of it, N instances of `python -m service serve` on ports of their own, and Debian's nginx
-balancing them. The instances share one SECRET_KEY and OPS_TOKEN (DATA_DIR's, as `make serve`
-keeps them); their pools go through PgBouncer, their LISTEN straight to PostgreSQL. They trust
-nginx (on 127.0.0.1) to name the client in X-Forwarded-For, which it does.
+front of it, N instances of `python -m service serve` on ports of their own (and a METRICS_PORT
+each, which nginx does not reach), and Debian's nginx balancing them. The instances share one
+SECRET_KEY and OPS_TOKEN (DATA_DIR's, as `make serve` keeps them); their pools go through
+PgBouncer, their LISTEN straight to PostgreSQL. They trust nginx (on 127.0.0.1) to name the
+client in X-Forwarded-For, which it does.
 
 nginx and PgBouncer run the files deploy/compose.yaml runs, deploy/nginx/nginx.conf and
 deploy/pgbouncer/pgbouncer.ini: the two names nginx.conf leaves open are filled in here, and a
@@ -149,16 +150,22 @@ def _answers(url: str) -> Callable[[], bool]:
 
 @dataclass
 class Instance:
-    """One `python -m service serve`; `process` is None while it is stopped."""
+    """One `python -m service serve`; `process` is None while it is stopped. nginx balances
+    its `port`; its /metrics is on `metrics_port` alone, which nginx does not reach."""
 
     name: str
     port: int
+    metrics_port: int
     log: Path
     process: Process | None = None
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://{HOST}:{self.metrics_port}/metrics"
 
 
 @dataclass
@@ -171,7 +178,12 @@ class Cluster:
     instance_env: dict[str, str] = field(repr=False)
 
     def spawn_instance(self, instance: Instance) -> None:
-        env = {**self.instance_env, "PORT": str(instance.port), "INSTANCE_ID": instance.name}
+        env = {
+            **self.instance_env,
+            "PORT": str(instance.port),
+            "METRICS_PORT": str(instance.metrics_port),
+            "INSTANCE_ID": instance.name,
+        }
         command = [sys.executable, "-m", "service", "serve"]
         instance.process = _spawn(command, instance.log, env)
 
@@ -316,9 +328,15 @@ def running(
             balancer_url=f"http://{HOST}:{port}",
             database_url=database_url,
             bouncer_url=bouncer_url,
-            instances=[Instance(name, free_port(), run_dir / f"{name}.log") for name in names],
+            instances=[
+                Instance(name, free_port(), free_port(), run_dir / f"{name}.log") for name in names
+            ],
             instance_env={
-                **{k: v for k, v in os.environ.items() if k not in ("PORT", "INSTANCE_ID")},
+                **{
+                    k: v
+                    for k, v in os.environ.items()
+                    if k not in ("PORT", "METRICS_PORT", "INSTANCE_ID")
+                },
                 # nginx's address: the client's is in its X-Forwarded-For.
                 "TRUSTED_PROXIES": HOST,
                 **(env or {}),
@@ -364,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         with running(data_dir, args.instances, args.port) as cluster:
             print(f"balancer   {cluster.balancer_url}")
             for instance in cluster.instances:
-                print(f"{instance.name} {instance.url}")
+                print(f"{instance.name} {instance.url} (metrics: {instance.metrics_url})")
             print(f"pgbouncer  {cluster.bouncer_url}")
             print(f"logs in {cluster.run_dir}; Ctrl-C stops everything", flush=True)
             while not stop.wait(1.0):

@@ -32,6 +32,7 @@ WORKER_PID_HEADER = "X-Worker-Pid"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 ORPHAN_CHECK_SECONDS = 1.0
+KEEPALIVE_SECONDS = 75.0
 
 
 async def _tag_worker(_: web.Request, response: web.StreamResponse) -> None:
@@ -61,26 +62,49 @@ def _orphan_watch(master_pid: int) -> Callable[[web.Application], AsyncIterator[
     return context
 
 
+async def _serve(app: web.Application, settings: Settings, reuse_port: bool) -> None:
+    """Serve `app` on PORT (and METRICS_PORT) until SIGINT/SIGTERM, then stop it gracefully."""
+    # Imported late, as the application is (service/runtime/serve.py): it imports the metrics
+    # module, which must first see the workers' shared metrics directory.
+    from service.api.server import Runner
+
+    runner = Runner(
+        app,
+        access_log=None,
+        shutdown_timeout=settings.shutdown_timeout_seconds,
+        # As web.run_app: an idle keep-alive connection is closed after 75 s.
+        keepalive_timeout=KEEPALIVE_SECONDS,
+    )
+    await runner.setup()
+    try:
+        ports = [settings.port]
+        if settings.metrics_port is not None:
+            ports.append(settings.metrics_port)
+        for port in ports:
+            await web.TCPSite(runner, settings.host, port, reuse_port=reuse_port).start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in _STOP_SIGNALS:
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
 def run_worker(
     settings: Settings,
     make_app: Callable[[Settings], web.Application],
     master_pid: int | None = None,
 ) -> None:
-    """Serve until SIGINT/SIGTERM; with a master, share its port and watch it."""
+    """Serve until SIGINT/SIGTERM; with a master, share its ports and watch it."""
     app = make_app(settings)
     app.on_startup.append(_freeze_heap)
     if master_pid is not None:
         app.on_response_prepare.append(_tag_worker)
         app.cleanup_ctx.append(_orphan_watch(master_pid))
-    web.run_app(
-        app,
-        host=settings.host,
-        port=settings.port,
-        reuse_port=master_pid is not None,
-        access_log=None,
-        print=None,
-        shutdown_timeout=settings.shutdown_timeout_seconds,
-    )
+    # Not web.run_app: it runs aiohttp's own AppRunner, whose refusals are not in the error
+    # shape (service/api/server.py).
+    asyncio.run(_serve(app, settings, reuse_port=master_pid is not None))
 
 
 def _worker_main(

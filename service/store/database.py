@@ -29,6 +29,18 @@ def is_unavailable(exc: BaseException) -> bool:
     return isinstance(exc, _UNAVAILABLE)
 
 
+# Errors meaning "the database rolled this transaction back to let another one through": a
+# deadlock broken, or a serialization conflict. Nothing of it was written.
+_ROLLED_BACK = (
+    asyncpg.exceptions.DeadlockDetectedError,
+    asyncpg.exceptions.SerializationError,
+)
+
+
+def is_rolled_back(exc: BaseException) -> bool:
+    return isinstance(exc, _ROLLED_BACK)
+
+
 class CommitUnknown(Exception):
     """The database went away while committing: the write may or may not have been applied."""
 

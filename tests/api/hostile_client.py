@@ -7,15 +7,19 @@ JSON: {kind: {status, or how a socket closed: count}}, and the CPU it used itsel
 
 It sends every kind of body and frame that costs the service most, one stream of each kind at a
 time: 1 MB bodies declared and chunked, the deepest and the dearest bodies within the limit, and
-on the match's WebSocket 1 MB frames and the dearest frames within the limit. It spends all its
-limits allow, for as long as it is let, and no more: requests and frames as fast as the
-per-request buckets, the player's and the address's, refill (`rate` each); a WebSocket handshake
-again once a refused one's Retry-After is over. A flood past the limits is answered 429 at the
-cost of any request, which is for the load balancer in front to bound, not for the body limit.
-Its own process, so that its work does not share the event loop of the service under test.
+on the match's WebSocket 1 MB frames and the dearest frames within the limit; and on several
+connections at once, 16 KB gzip bodies that inflate to 16 MiB (without a token, and with one),
+and scrapes of /metrics. It spends all its limits allow, for as long as it is let, and no more:
+requests and frames as fast as the per-request buckets, the player's and the address's, refill
+(`rate` each); a WebSocket handshake again once a refused one's Retry-After is over. A flood
+past the limits is answered 429 at the cost of any request, which is for the load balancer in
+front to bound, not for the body limit. `"only": [names]` in the spec runs those streams alone
+(STREAMS). Its own process, so that its work does not share the event loop of the service under
+test.
 """
 
 import asyncio
+import gzip
 import json
 import sys
 import time
@@ -34,6 +38,21 @@ BIG_MSGPACK = b"\xdd" + (MEGABYTE - 5).to_bytes(4, "big") + b"\x90" * (MEGABYTE 
 # Within a 16 KiB body limit: the deepest JSON, and the msgpack body that costs most to decode.
 DEEP_JSON = b"[" * 8192 + b"]" * 8192
 MANY_ARRAYS = b"\xdc\x3f\xf0" + b"\x90" * 0x3FF0
+# 16 KB that inflate to 16 MiB; sent on this many connections at once.
+GZIP_BOMB = gzip.compress(b'{"name": "' + b"x" * 2**24 + b'"}', compresslevel=9)
+BOMB_CONNECTIONS = 4
+SCRAPERS = 10
+STREAMS = (
+    "1 MB body",
+    "1 MB chunked body",
+    "16 KiB deep body",
+    "16 KiB dearest body",
+    "1 MB frames",
+    "16 KiB dearest frames",
+    "gzip bomb",
+    "gzip bomb with a token",
+    "/metrics scrapes",
+)
 
 
 class Attack:
@@ -106,6 +125,30 @@ class Attack:
             path = f"/v1/matches/{self.match_id}/actions"
             await self.post("16 KiB dearest body", path, MANY_ARRAYS, headers)
 
+    async def gzip_bombs(self, kind: str, path: str, headers: dict[str, str]) -> None:
+        """The bomb on BOMB_CONNECTIONS connections at once (an aiohttp session opens one for
+        each request in flight)."""
+
+        async def one_connection() -> None:
+            while self.running():
+                await self.post(kind, path, GZIP_BOMB, {**headers, "Content-Encoding": "gzip"})
+
+        await asyncio.gather(*(one_connection() for _ in range(BOMB_CONNECTIONS)))
+
+    async def scrapes(self) -> None:
+        """SCRAPERS scrapes of /metrics in flight, unauthenticated as a scraper is."""
+
+        async def one_scraper() -> None:
+            while self.running():
+                await self.address.take()
+                if not self.running():
+                    return
+                async with self.session.get(self.base_url + "/metrics") as answer:
+                    await answer.read()
+                    self.count("/metrics scrapes", answer.status)
+
+        await asyncio.gather(*(one_scraper() for _ in range(SCRAPERS)))
+
     async def socket(self, kind: str, frame: bytes) -> None:
         """Open the match's socket and send `frame` until the socket closes; again until the
         attack is over (each handshake counts against the handshake limits)."""
@@ -162,17 +205,25 @@ class Pace:
 async def attack(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
     async with aiohttp.ClientSession() as session:
         hostile = Attack(spec, session)
-        streams: list[Callable[[], Awaitable[None]]] = [
-            hostile.big_bodies,
-            hostile.chunked_bodies,
-            hostile.deep_bodies,
-            hostile.dear_bodies,
-            lambda: hostile.socket("1 MB frames", BIG_MSGPACK),
-            lambda: hostile.socket("16 KiB dearest frames", MANY_ARRAYS),
-        ]
+        json_body = {"Content-Type": "application/json"}
+        actions = f"/v1/matches/{hostile.match_id}/actions"
+        streams: dict[str, Callable[[], Awaitable[None]]] = {
+            "1 MB body": hostile.big_bodies,
+            "1 MB chunked body": hostile.chunked_bodies,
+            "16 KiB deep body": hostile.deep_bodies,
+            "16 KiB dearest body": hostile.dear_bodies,
+            "1 MB frames": lambda: hostile.socket("1 MB frames", BIG_MSGPACK),
+            "16 KiB dearest frames": lambda: hostile.socket("16 KiB dearest frames", MANY_ARRAYS),
+            "gzip bomb": lambda: hostile.gzip_bombs("gzip bomb", "/v1/players", json_body),
+            "gzip bomb with a token": lambda: hostile.gzip_bombs(
+                "gzip bomb with a token", actions, {**hostile.auth, **json_body}
+            ),
+            "/metrics scrapes": hostile.scrapes,
+        }
+        assert tuple(streams) == STREAMS
         print("started", flush=True)
-        only = spec.get("only", range(len(streams)))
-        await asyncio.gather(hostile.follow_orders(), *(streams[n]() for n in only))
+        only = spec.get("only", STREAMS)
+        await asyncio.gather(hostile.follow_orders(), *(streams[name]() for name in only))
     answers: dict[str, dict[str, Any]] = {k: dict(c) for k, c in hostile.answers.items()}
     answers["client"] = {"cpu_seconds": round(time.process_time(), 2)}
     return answers

@@ -1,4 +1,5 @@
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -127,3 +128,56 @@ async def test_cluster_gauges_are_read_from_the_database_at_most_once_a_window(
         await seeded_run(app, api, seed=10)
         await asyncio.sleep(0.1)
         assert _value(await _scrape(api), "runs_active") == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_with_a_metrics_port_metrics_are_served_there_and_not_on_the_public_port(
+    make_settings: Any,
+) -> None:
+    port = _free_port()
+    async with service_and_app(make_settings(metrics_port=port)) as (api, _):
+        public = await api.get("/metrics")
+        assert (public.status, public.error_code) == (404, "not_found")
+        assert public.body["error"]["message"] == "no such path: /metrics"
+        internal = Api(api.session, f"http://127.0.0.1:{port}")
+        samples = await _scrape(internal)
+        # The public port's refusal was counted like any other request.
+        refused = dict(route="/metrics", method="GET", status="404")
+        assert _value(samples, "http_requests_total", **refused) >= 1
+
+
+async def test_a_scrape_renders_at_most_once_a_window_and_every_scrape_in_it_gets_that_text(
+    make_settings: Any,
+) -> None:
+    async with service_and_app(make_settings(metrics_render_seconds=3600.0)) as (api, _):
+        first = await api.get("/metrics")
+        await api.get("/healthz")
+        again = await asyncio.gather(*(api.get("/metrics") for _ in range(10)))
+        assert {answer.raw for answer in again} == {first.raw}
+    async with service_and_app(make_settings(metrics_render_seconds=0.05)) as (api, _):
+        before = await _scrape(api)
+        await api.get("/healthz")
+        await asyncio.sleep(0.1)
+        after = await _scrape(api)
+        healthz = dict(route="/healthz", method="GET", status="200")
+        assert _value(after, "http_requests_total", **healthz) == (
+            _value(before, "http_requests_total", **healthz) + 1
+        )
+
+
+async def test_scrapes_count_against_the_per_address_request_limit(
+    make_settings: Any, fresh_database_url: str
+) -> None:
+    tight = make_settings(
+        database_url=fresh_database_url, rate_limit_per_second=0.01, rate_limit_burst=3
+    )
+    async with service_and_app(tight) as (api, _):
+        statuses = [(await api.get("/metrics")).status for _ in range(4)]
+        refused = await api.get("/metrics")
+    assert statuses == [200, 200, 200, 429]
+    assert (refused.status, refused.error_code) == (429, "rate_limited")

@@ -9,6 +9,7 @@ which a test machine rarely has.
 
 import configparser
 import ipaddress
+import json
 import re
 import shlex
 import subprocess
@@ -142,6 +143,27 @@ def test_the_instances_trust_nginx_alone_for_the_client_address(compose: dict[st
         r"proxy_set_header X-Forwarded-For (\S+);", cluster.NGINX_CONF.read_text()
     )
     assert forwarded is not None and forwarded[1] == "$proxy_add_x_forwarded_for"
+
+
+def test_metrics_are_on_a_port_nginx_does_not_forward(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    env = services["app"]["environment"]
+    assert int(env["METRICS_PORT"]) != int(env["PORT"])
+    # nginx balances the instances' PORT alone, and answers /metrics itself.
+    assert services["nginx"]["environment"]["NGINX_SERVERS"] == f"server app:{env['PORT']};"
+    location = re.search(
+        r"location = /metrics \{\s*default_type application/json;\s*return 404 '([^']*)';\s*\}",
+        cluster.NGINX_CONF.read_text(),
+    )
+    assert location is not None
+    error = json.loads(location[1])["error"]
+    assert (error["code"], error["message"], error["details"]) == (
+        "not_found",
+        "no such path: /metrics",
+        {},
+    )
+    # Nothing else of the service is published: nginx's port is the way in.
+    assert [name for name, service in services.items() if "ports" in service] == ["nginx"]
 
 
 def test_the_rendered_nginx_file_passes_nginx_t(tmp_path: Path) -> None:

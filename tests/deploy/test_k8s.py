@@ -15,6 +15,7 @@ import json
 import re
 import secrets
 import shutil
+import socket
 import subprocess
 from collections.abc import Callable
 from datetime import datetime
@@ -28,6 +29,7 @@ import yaml
 from dockerfile_parse import DockerfileParser
 
 from service.config import ConfigError, load_settings
+from tests.conftest import service_and_app
 from tests.http import Api
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,6 +40,8 @@ APP_SECRET = "cryptid-backend"
 RESTORE_EXAMPLE = K8S / "examples" / "restore.yaml"
 MIN_KUBERNETES = "1.29"
 CUSTOM_GROUPS = ("postgresql.cnpg.io/", "monitoring.coreos.com/")
+# What an operator puts in TRUSTED_PROXIES: its ingress controller's pods.
+INGRESS_PODS = "10.42.3.17/32,10.42.5.9/32"
 
 Manifest = dict[str, Any]
 CrdCheck = Callable[[list[Manifest]], list[str | None]]
@@ -234,10 +238,17 @@ def test_an_unknown_custom_resource_is_not_waved_through(crd_errors: CrdCheck) -
     assert crd_errors([backup]) == ["no CRD schema here for postgresql.cnpg.io/v1 Backup"]
 
 
+def container_ports() -> dict[str, int]:
+    return {port["name"]: port["containerPort"] for port in container()["ports"]}
+
+
 def test_the_probes_ask_what_the_wire_contract_says() -> None:
     app = container()
-    (port,) = app["ports"]
-    assert int(one("ConfigMap")["data"]["PORT"]) == port["containerPort"]
+    config = one("ConfigMap")["data"]
+    assert container_ports() == {
+        "http": int(config["PORT"]),
+        "metrics": int(config["METRICS_PORT"]),
+    }
     probes = {name: app[name]["httpGet"] for name in ("startupProbe", "livenessProbe")}
     probes["readinessProbe"] = app["readinessProbe"]["httpGet"]
     assert {name: probe["path"] for name, probe in probes.items()} == {
@@ -245,7 +256,7 @@ def test_the_probes_ask_what_the_wire_contract_says() -> None:
         "livenessProbe": "/healthz",
         "readinessProbe": "/readyz",
     }
-    assert {probe["port"] for probe in probes.values()} == {port["name"]}
+    assert {probe["port"] for probe in probes.values()} == {"http"}
     # A liveness probe that gave up before the readiness one would restart a pod that only
     # lost its database; /healthz does not depend on it, and must be given longer.
     liveness, readiness = app["livenessProbe"], app["readinessProbe"]
@@ -255,14 +266,31 @@ def test_the_probes_ask_what_the_wire_contract_says() -> None:
     )
 
 
-async def test_the_probed_and_scraped_paths_answer_without_credentials(api: Api) -> None:
+async def test_the_probed_and_scraped_paths_answer_without_credentials_on_their_ports(
+    make_settings: Any,
+) -> None:
+    """The probes on `http`, the scrape on `metrics` alone: the port the ingress reaches
+    answers /metrics 404."""
     app = container()
-    paths = {app[probe]["httpGet"]["path"] for probe in ("startupProbe", "livenessProbe")}
-    paths.add(app["readinessProbe"]["httpGet"]["path"])
-    paths |= {endpoint["path"] for endpoint in one("ServiceMonitor")["spec"]["endpoints"]}
-    assert paths == {"/healthz", "/readyz", "/metrics"}
-    for path in sorted(paths):
-        assert (await api.get(path)).status == 200, path
+    probed = {app[probe]["httpGet"]["path"] for probe in ("startupProbe", "livenessProbe")}
+    probed.add(app["readinessProbe"]["httpGet"]["path"])
+    (scrape,) = one("ServiceMonitor")["spec"]["endpoints"]
+    service_ports = {port["name"]: port["targetPort"] for port in one("Service")["spec"]["ports"]}
+    assert service_ports == {"http": "http", "metrics": "metrics"}
+    assert (probed, scrape["port"], scrape["path"]) == (
+        {"/healthz", "/readyz"},
+        "metrics",
+        "/metrics",
+    )
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        metrics_port = free.getsockname()[1]
+    async with service_and_app(make_settings(metrics_port=metrics_port)) as (api, _):
+        for path in sorted(probed):
+            assert (await api.get(path)).status == 200, path
+        assert (await api.get(scrape["path"])).status == 404
+        scraper = Api(api.session, f"http://127.0.0.1:{metrics_port}")
+        assert (await scraper.get(scrape["path"])).status == 200
 
 
 def test_shutdown_finishes_inside_the_grace_period() -> None:
@@ -306,14 +334,18 @@ def test_every_setting_is_documented_and_read_as_meant() -> None:
     env = environment({(secret["metadata"]["name"], k): v for k, v in real.items()} | database)
     helpers = {"DB_USER", "DB_PASSWORD"}
     assert set(env) - helpers <= readme_settings()
+    # The proxies to trust are the operator's to name: as shipped, the pods do not start.
+    assert env["TRUSTED_PROXIES"].startswith("REPLACE-ME")
+    with pytest.raises(ConfigError, match="TRUSTED_PROXIES"):
+        load_settings(env)
+    env["TRUSTED_PROXIES"] = INGRESS_PODS
     settings = load_settings(env)
     assert settings.workers == int(env["WORKERS"]) and settings.host == "0.0.0.0"
     assert settings.secret_key == real["SECRET_KEY"]
     assert settings.ops_token == real["OPS_TOKEN"]
     assert settings.database_url == "postgresql://cryptid:Secret0@cryptid-db-pooler-rw:5432/cryptid"
-    # The ingress in front is a trusted proxy: the pods' own networks are private ones.
-    assert settings.trusted_proxies
-    assert all(network.is_private for network in settings.trusted_proxies)
+    assert [str(network) for network in settings.trusted_proxies] == INGRESS_PODS.split(",")
+    assert settings.metrics_port == container_ports()["metrics"] != settings.port
 
 
 def test_the_database_urls_go_through_the_pooler_and_listen_beside_it() -> None:

@@ -151,7 +151,7 @@ async def test_the_instances_count_failures_against_the_address_nginx_forwards(
 
 
 async def _metric(url: str, name: str) -> float:
-    async with aiohttp.ClientSession() as session, session.get(url + "/metrics") as answer:
+    async with aiohttp.ClientSession() as session, session.get(url) as answer:
         text = await answer.text()
     return sum(
         sample.value
@@ -195,7 +195,7 @@ async def test_each_turn_timer_runs_out_once_across_the_instances(cluster: Clust
         if earlier["match_id"] == later["match_id"]:
             assert (later["created_at"] - earlier["created_at"]).total_seconds() >= 1, later
     # Each instance counts the timeouts it applied; together, each stored one once.
-    counted = [await _metric(i.url, "match_timeouts_total") for i in cluster.instances]
+    counted = [await _metric(i.metrics_url, "match_timeouts_total") for i in cluster.instances]
     assert sum(counted) == len(timeouts) >= 2 * len(matches), counted
     for instance in cluster.instances:
         assert "sweep_match_failed" not in instance.log.read_text()
@@ -235,6 +235,29 @@ async def test_stopping_an_instance_under_load_loses_no_acknowledged_write(
         await conn.close()
     assert {str(r["run_id"]) for r in runs} == set(workload.runs)
     assert {b["battle_id"] for b in battles} == set(workload.battles)
+
+
+async def test_metrics_are_served_on_the_instances_metrics_ports_alone(cluster: Cluster) -> None:
+    """nginx answers /metrics itself, 404 in the error shape, and forwards nothing; each
+    instance's public port answers it 404 too; its metrics port serves it."""
+    refusals = {}
+    async with aiohttp.ClientSession() as session:
+        for url in (cluster.balancer_url, *(i.url for i in cluster.instances)):
+            async with session.get(url + "/metrics") as answer:
+                error = (await answer.json())["error"]
+                refusals[url] = (answer.status, error["code"], answer.headers.get("X-Instance"))
+        served = []
+        for instance in cluster.instances:
+            async with session.get(instance.metrics_url) as answer:
+                text = await answer.text()
+                served.append((answer.status, answer.headers["X-Instance"]))
+            assert "http_requests_total" in text
+    # No instance gave the balancer's answer.
+    assert refusals == {
+        cluster.balancer_url: (404, "not_found", None),
+        **{i.url: (404, "not_found", i.name) for i in cluster.instances},
+    }
+    assert served == [(200, i.name) for i in cluster.instances]
 
 
 def test_the_topology_runs_the_deploy_files(cluster: Cluster, repo_root: Path) -> None:
