@@ -138,17 +138,49 @@ export class CryptidClient {
 
   /**
    * Sign out (POST /v1/auth/logout): this session, or with `everywhere` every session of yours.
+   * Signing out everywhere needs a recent sign-in: it sends the kept refresh token, which proves
+   * one however long ago this client signed in (see `recentSignIn`).
    * The refresh token is forgotten; the device id is kept, so signInWithDevice() signs in again.
    */
   async signOut(options: { everywhere?: boolean } = {}): Promise<number> {
     try {
-      const body = { everywhere: options.everywhere ?? false };
+      if (options.everywhere === true) {
+        const signedOut = await this.recentSignIn((refresh_token) =>
+          this.api.POST("/v1/auth/logout", { body: { everywhere: true, refresh_token } }),
+        );
+        return signedOut.sessions_revoked;
+      }
+      const body = { everywhere: false };
       return must(await this.api.POST("/v1/auth/logout", { body })).sessions_revoked;
     } catch (error) {
       if (error instanceof CryptidError && error.status === 401) return 0; // already gone
       throw error;
     } finally {
       await this.sessions.forget();
+    }
+  }
+
+  /**
+   * A change that needs a recent sign-in (docs/api.md, "A recent sign-in": an access token of the
+   * last 10 minutes, or a live refresh token in the body), sent with the kept refresh token. The
+   * token is renewed first when it is running out, as before any request, so that the refresh
+   * token read is the one kept after it. Should the service still answer 403
+   * `reauthentication_required` (that refresh token was used meanwhile, by another tab sharing
+   * the storage), the session is renewed, which gives an access token issued now, and the change
+   * is sent again, once.
+   */
+  private async recentSignIn<T>(
+    send: (refreshToken: string | null) => Promise<{ data?: T }>,
+  ): Promise<T> {
+    const token = await this.sessions.token();
+    try {
+      return must(await send(await this.sessions.refreshToken()));
+    } catch (error) {
+      if (!(error instanceof CryptidError && error.code === "reauthentication_required")) {
+        throw error;
+      }
+      await this.sessions.renew(token); // no refresh when a request renewed it meanwhile
+      return must(await send(await this.sessions.refreshToken()));
     }
   }
 
@@ -295,16 +327,26 @@ export class CryptidClient {
      * Follow a match's events over its WebSocket from `after` on, resuming from the last
      * sequence delivered after a drop, with the long-poll when no socket can open.
      */
-    follow: (matchId: string, options: FollowOptions): FollowHandle =>
-      follow(
+    follow: (matchId: string, options: FollowOptions): FollowHandle => {
+      // The token of the last socket opened: the one to renew when the service closes it 4001.
+      let token: string | null = null;
+      return follow(
         {
           WebSocket: this.WebSocket,
-          socketUrl: async (after) => this.socketUrl(matchId, after, await this.sessions.token()),
+          socketUrl: async (after, expired) => {
+            // Renewed when running out, as for any request; and after a 4001 even when this
+            // client's clock says it is not (a request may have renewed it meanwhile: then not).
+            let current = await this.sessions.token();
+            if (expired && current === token) current = await this.sessions.renew(current);
+            token = current;
+            return this.socketUrl(matchId, after, current);
+          },
           poll: (after, wait, signal) => this.matches.events(matchId, { after, wait }, signal),
           sleep,
         },
         options,
-      ),
+      );
+    },
   };
 
   private match(matchId: string) {

@@ -1,8 +1,11 @@
 // Following a match (docs/api.md#turn-based-matches): its WebSocket pushes the events you may
 // see, from `after` on; when it drops, the follower reads what it missed and opens a new one from
 // the last sequence it delivered; when a socket cannot open at all, it long-polls the events
-// endpoint instead. Every event is delivered once, in order.
+// endpoint instead. Every event is delivered once, in order. A socket closed because its access
+// token expired (4001) is reopened with a renewed one; one closed because its session was revoked
+// (4002) stops the follower with a 401.
 
+import { CryptidError } from "./errors.js";
 import type { components } from "./schema.js";
 import { decodeMsgpack, parseJson } from "./wire.js";
 
@@ -46,7 +49,11 @@ export interface FollowHandle {
 
 export interface FollowDeps {
   WebSocket: WebSocketConstructor | undefined;
-  socketUrl(after: number): Promise<string>;
+  /**
+   * The socket's address from `after` on, with an access token; `expired`: the service closed
+   * the last socket because its token expired (4001), so renew that token rather than reuse it.
+   */
+  socketUrl(after: number, expired: boolean): Promise<string>;
   poll(after: number, wait: number, signal: AbortSignal): Promise<EventBatch>;
   sleep(ms: number): Promise<void>;
 }
@@ -57,6 +64,11 @@ export const POLL_WAIT_SECONDS = 25;
 const RECONNECT_MS = [0, 500, 1000, 2000, 4000, 8000];
 
 const OVER = new Set(["finished", "expired"]);
+
+/** The service closed the socket: its access token expired (refresh it, then reconnect). */
+export const CLOSE_TOKEN_EXPIRED = 4001;
+/** The service closed the socket: its session was revoked (signed out, deleted): sign in again. */
+export const CLOSE_SESSION_REVOKED = 4002;
 
 export function follow(deps: FollowDeps, options: FollowOptions): FollowHandle {
   return new Follower(deps, options);
@@ -145,9 +157,9 @@ class Follower implements FollowHandle {
     this.resolve();
   }
 
-  private async open(): Promise<void> {
+  private async open(expired = false): Promise<void> {
     const Socket = this.deps.WebSocket!;
-    const url = await this.deps.socketUrl(this.lastSeq);
+    const url = await this.deps.socketUrl(this.lastSeq, expired);
     if (this.stopped) return;
     const socket = new Socket(url);
     socket.binaryType = "arraybuffer";
@@ -177,26 +189,41 @@ class Follower implements FollowHandle {
       }
     };
     socket.onerror = () => undefined; // a close always follows
-    socket.onclose = () => {
+    socket.onclose = (event: { code?: number; reason?: string } | undefined) => {
       if (this.socket !== socket) return;
       this.socket = null;
-      this.then(() => this.dropped(opened));
+      const code = event?.code;
+      if (code === CLOSE_SESSION_REVOKED) {
+        // Signed out (here or everywhere), or the account deleted: nothing is read again, and
+        // no session is renewed or made for it. The follower stops as a request would, on a 401.
+        const reason = event?.reason || "the session was revoked: sign in again";
+        this.then(() => {
+          throw new CryptidError(401, "unauthorized", reason, { close_code: code });
+        });
+        return;
+      }
+      this.then(() => this.dropped(opened, code === CLOSE_TOKEN_EXPIRED));
     };
   }
 
-  /** The socket closed without our asking: read what was missed, then go on. */
-  private async dropped(opened: boolean): Promise<void> {
+  /**
+   * The socket closed without our asking: read what was missed, then go on. `expired`: it was
+   * closed because its access token expired (4001), and the next one opens with a renewed token.
+   */
+  private async dropped(opened: boolean, expired: boolean): Promise<void> {
     await this.deliver(await this.deps.poll(this.lastSeq, 0, this.abort.signal));
     if (this.stopped) return;
-    if (!opened) {
-      // The socket cannot open here (no WebSocket through this proxy, a refused handshake…).
+    if (!opened && !expired) {
+      // The socket cannot open here (no WebSocket through this proxy, a handshake refused, as
+      // the service refuses one past its cap with a 409 too_many_sockets): no socket is tried
+      // again, the events are long-polled.
       await this.pollUntilOver();
       return;
     }
     const wait = RECONNECT_MS[Math.min(this.drops, RECONNECT_MS.length - 1)]!;
     this.drops += 1;
     if (wait > 0) await this.deps.sleep(wait);
-    if (!this.stopped) await this.open();
+    if (!this.stopped) await this.open(expired);
   }
 
   private async pollUntilOver(): Promise<void> {

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus text format: this service's figures (all workers) and the cluster's, read from the database at most every METRICS_CACHE_SECONDS, and the age of the backups it sees (embedded database or BACKUP_DIR) */
+        /** Prometheus text format: this service's figures (all workers) and the cluster's, read from the database at most every METRICS_CACHE_SECONDS, and the age of the backups it sees (embedded database or BACKUP_DIR), rendered at most every METRICS_RENDER_SECONDS; on METRICS_PORT alone when that is set (404 on PORT) */
         get: operations["scrape"];
         put?: never;
         post?: never;
@@ -149,7 +149,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Let another device id sign you in (again: nothing changes; one of another player's is 409 device_taken) */
+        /** Let another device id sign you in (again: nothing changes), MAX_DEVICES at most (409 too_many_devices); one of another player's is 409 device_taken and counts as a failed sign-in of the client's address. Needs a sign-in within 10 minutes or a refresh_token (else 403 reauthentication_required) */
         post: operations["link"];
         delete?: never;
         options?: never;
@@ -167,7 +167,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Unlink a device by its fingerprint; your only one is 409 last_device */
+        /** Unlink a device by its fingerprint; your only one is 409 last_device. Needs a sign-in within 10 minutes or a refresh_token (else 403 reauthentication_required) */
         delete: operations["unlink"];
         options?: never;
         head?: never;
@@ -183,7 +183,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke this session, or with everywhere every session of yours: their access tokens are refused within REVOCATION_SYNC_SECONDS on every instance, at once on this one */
+        /** Revoke this session, or with everywhere every session of yours: their access tokens are refused within REVOCATION_SYNC_SECONDS on every instance, at once on this one. Everywhere needs a sign-in within 10 minutes or a refresh_token (else 403 reauthentication_required) */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -200,7 +200,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new access token and refresh token for a refresh token, which stops working; a used one sent again revokes its session (401 refresh_token_reused) */
+        /** A new access token and refresh token for a refresh token, which stops working; retried within REFRESH_RETRY_SECONDS, before the new one is used, the same answer again; a used one sent otherwise revokes its session (401 refresh_token_reused) */
         post: operations["refresh"];
         delete?: never;
         options?: never;
@@ -471,7 +471,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** WebSocket: pushes {events, last_seq, status, version} batches you may see, from `after` on, and answers the actions you send on it ({ref, version, action, idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your matchmaking tickets is matched; closed once a finished match has sent everything, its last batch (status finished) sent even when it holds no event */
+        /** WebSocket: pushes {events, last_seq, status, version} batches you may see, from `after` on, and answers the actions you send on it ({ref, version, action, idempotency_key?} → {reply, answer} or {reply, status, error}); auth by bearer header or `?token=`; msgpack frames if Accept asks; {matched: ticket} when one of your matchmaking tickets is matched; closed once a finished match has sent everything, its last batch (status finished) sent even when it holds no event; closed 4001 when the token expires, 4002 once its session is revoked; 409 too_many_sockets past MAX_SOCKETS_PER_PLAYER, or past MAX_SOCKETS_PER_MATCH for a player not seated */
         get: operations["websocket"];
         put?: never;
         post?: never;
@@ -1572,6 +1572,11 @@ export interface components {
             fingerprint: string;
             /** Linked At */
             linked_at: string;
+            /**
+             * Last Used At
+             * @description when it last signed you in; null: not since it was linked
+             */
+            last_used_at: string | null;
         };
         /** DeviceSignIn */
         DeviceSignIn: {
@@ -1853,6 +1858,12 @@ export interface components {
         Link: {
             /** Device Id */
             device_id: string;
+            /**
+             * Refresh Token
+             * @description the refresh token of one of your live sessions: needed when your access token is more than 10 minutes old
+             * @default null
+             */
+            refresh_token?: string | null;
         };
         "Loadout_fate-duel": {
             /** @enum {unknown} */
@@ -1881,10 +1892,16 @@ export interface components {
         Logout: {
             /**
              * Everywhere
-             * @description sign out every session of yours, not this one
+             * @description sign out every session of yours, not this one (needs a recent sign-in or refresh_token)
              * @default false
              */
             everywhere?: boolean;
+            /**
+             * Refresh Token
+             * @description the refresh token of one of your live sessions: needed when your access token is more than 10 minutes old
+             * @default null
+             */
+            refresh_token?: string | null;
         };
         /** MatchList */
         MatchList: {
@@ -2124,7 +2141,7 @@ export interface components {
             rating: number;
             /**
              * Devices
-             * @description the device ids that sign you in, by fingerprint
+             * @description the device ids that sign you in, by fingerprint, in the order they were linked (MAX_DEVICES at most)
              */
             devices: components["schemas"]["Device"][];
             /**
@@ -2196,7 +2213,7 @@ export interface components {
         NewPlayer: {
             /**
              * Name
-             * @description 1 to 32 characters after Unicode NFKC normalisation and trimming, without control, format, separator, unassigned or private-use characters
+             * @description 1 to 32 characters after Unicode NFKC normalisation and trimming, without control, format, separator, unassigned or private-use characters, showing something, without '#' and with at most 4 combining marks on a character
              */
             name: string;
         };
@@ -2404,7 +2421,7 @@ export interface components {
         Rename: {
             /**
              * Name
-             * @description 1 to 32 characters after Unicode NFKC normalisation and trimming, without control, format, separator, unassigned or private-use characters
+             * @description 1 to 32 characters after Unicode NFKC normalisation and trimming, without control, format, separator, unassigned or private-use characters, showing something, without '#' and with at most 4 combining marks on a character
              */
             name: string;
         };
@@ -2837,6 +2854,15 @@ export interface components {
             unrated_reason: ("bot" | "new_account" | "rated_recently") | null;
             /** Rating Change Pending */
             rating_change_pending: number;
+        };
+        /** Unlink */
+        Unlink: {
+            /**
+             * Refresh Token
+             * @description the refresh token of one of your live sessions: needed when your access token is more than 10 minutes old
+             * @default null
+             */
+            refresh_token?: string | null;
         };
         "View_fate-duel": {
             round: number;
@@ -3341,6 +3367,26 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
             /** @description Database unavailable (see Retry-After) */
             503: {
                 headers: {
@@ -3633,6 +3679,16 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
             /** @description Version or idempotency conflict */
             409: {
                 headers: {
@@ -3704,7 +3760,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description at most 16384 bytes (MAX_BODY_BYTES), else a 413 */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Unlink"];
+                "application/msgpack": components["schemas"]["Unlink"];
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -3716,8 +3778,28 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Devices"];
                 };
             };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3738,6 +3820,36 @@ export interface operations {
             };
             /** @description Version or idempotency conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid fields or illegal in the rules */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3805,6 +3917,16 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5324,6 +5446,16 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description Version or idempotency conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -55,6 +55,11 @@ export class Sessions implements Authenticator {
     return kept === null ? null : (JSON.parse(kept) as Player);
   }
 
+  /** The kept refresh token, or null (never signed in here, or signed out). */
+  async refreshToken(): Promise<string | null> {
+    return this.storage.getItem(REFRESH_TOKEN);
+  }
+
   /** A token good for a while yet: the one in memory, or a new one. */
   async token(): Promise<string> {
     const access = this.access;

@@ -1,11 +1,25 @@
 // A match of each turn-based game played to its end against a bot, answering the prompts as they
-// come, followed over the WebSocket; then a socket dropped mid-match, and a socket that cannot
-// open at all: neither loses or repeats an event.
+// come, followed over the WebSocket; then a socket dropped mid-match, a socket closed as its
+// token expires (4001), and a socket that cannot open at all (nor past the service's cap of
+// sockets): none loses or repeats an event. A socket closed because its session was signed out
+// (4002) stops its follower.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import WebSocket from "ws";
-import { allEvents, collector, playToEnd, random, signedIn } from "../test-helpers/service.mjs";
+import { CryptidError } from "cryptid-client";
+import {
+  BASE_URL,
+  SHORT_TOKEN_BASE_URL,
+  allEvents,
+  collector,
+  playToEnd,
+  random,
+  signedIn,
+  sleep,
+} from "../test-helpers/service.mjs";
+
+const short = { skip: SHORT_TOKEN_BASE_URL ? false : "CRYPTID_SHORT_TOKEN_BASE_URL is not set" };
 
 const GAMES = ["necromancers", "fate-duel", "loyalty", "medianokte"];
 
@@ -83,6 +97,113 @@ test("a socket dropped mid-match is resumed from the last event: nothing missed,
   const urls = sockets.map((s) => new URL(s.url).searchParams.get("after"));
   assert.equal(urls[0], "0");
   assert.notEqual(urls[1], "0", "the second socket resumes after the last event delivered");
+});
+
+/** A `ws` WebSocket that keeps every socket made: `closed` resolves to its close code. */
+function trackedSockets() {
+  const sockets = [];
+  class Tracked extends WebSocket {
+    constructor(url) {
+      super(url);
+      this.failure = null;
+      this.closed = new Promise((resolve) => this.once("close", (code) => resolve(code)));
+      this.on("error", (error) => (this.failure = error.message));
+      sockets.push(this);
+    }
+  }
+  return { sockets, Tracked };
+}
+
+/** A follower of `matchId` for `client`, and a promise for its first batch with events. */
+function following(client, matchId, options = {}) {
+  const seen = collector();
+  let first;
+  const started = new Promise((resolve) => (first = resolve));
+  const follower = client.matches.follow(matchId, {
+    ...options,
+    onBatch(batch) {
+      seen.onBatch(batch);
+      if (seen.seqs.length > 0) first();
+    },
+  });
+  return { follower, seen, started };
+}
+
+test("a socket closed 4001 as its token expires is reopened with a renewed token, from the last event", short, async () => {
+  const { sockets, Tracked } = trackedSockets();
+  const { client } = await signedIn("expiring-socket", { baseUrl: SHORT_TOKEN_BASE_URL, WebSocket: Tracked });
+  const created = await client.matches.create({ game: "necromancers", seats: 2, bots: [1] });
+  const { follower, seen, started } = following(client, created.match_id);
+  try {
+    await started;
+    // The socket's token lasts 2 s (its `exp` rounded up to the second: 3 s at most), and the
+    // service closes the socket then, 4001. The follower carries on.
+    const code = await Promise.race([sockets[0].closed, sleep(5000).then(() => "still open")]);
+    assert.equal(code, 4001, "closed as its token expired");
+    await playToEnd(client, created.match_id, random(13), { nudge: seen.nudge });
+    await follower.done;
+  } finally {
+    follower.close();
+  }
+  assert.ok(sockets.length >= 2, `${sockets.length} sockets opened`);
+  assert.deepEqual(sockets.map((s) => s.failure).filter(Boolean), [], "every socket opened");
+  const params = sockets.map((s) => new URL(s.url).searchParams);
+  assert.notEqual(params[1].get("token"), params[0].get("token"), "reopened with a renewed token");
+  assert.notEqual(params[1].get("after"), "0", "from the last event delivered");
+  assertInOrderOnce(seen.seqs, (await allEvents(client, created.match_id)).map((e) => e.seq));
+});
+
+test("a socket closed 4002 as its session is signed out stops the follower with a 401: no socket again", async () => {
+  const { sockets, Tracked } = trackedSockets();
+  const { client } = await signedIn("signed-out", { WebSocket: Tracked });
+  const created = await client.matches.create({ game: "necromancers", seats: 2, bots: [1] });
+  const errors = [];
+  const { follower, started } = following(client, created.match_id, { onError: (error) => errors.push(error) });
+  try {
+    await started;
+    assert.equal(follower.transport, "socket");
+    assert.equal(await client.signOut(), 1);
+    await assert.rejects(
+      follower.done,
+      (error) => error instanceof CryptidError && error.status === 401 && error.details.close_code === 4002,
+    );
+    await sleep(1500); // long enough for a reconnection, were one tried
+  } finally {
+    follower.close();
+  }
+  assert.equal(sockets.length, 1, "no socket opened again");
+  assert.equal(await sockets[0].closed, 4002);
+  assert.equal(errors.length, 1);
+  assert.equal(follower.transport, "closed");
+  assert.equal(await client.player(), null, "the follower signed nobody back in");
+  await client.signInWithDevice();
+  await client.matches.resign(created.match_id);
+});
+
+test("a handshake refused 409 too_many_sockets: the follower long-polls, and opens no socket again", async () => {
+  const { sockets, Tracked } = trackedSockets();
+  const { client } = await signedIn("crowded", { WebSocket: Tracked });
+  const created = await client.matches.create({ game: "necromancers", seats: 2, bots: [1] });
+  // The player holds MAX_SOCKETS_PER_PLAYER (10) sockets already.
+  const token = await client.accessToken();
+  const url = `${BASE_URL.replace(/^http/, "ws")}/v1/matches/${created.match_id}/ws?after=0&token=${token}`;
+  const held = Array.from({ length: 10 }, () => new WebSocket(url));
+  let follower = null;
+  let seen = null;
+  try {
+    await Promise.all(
+      held.map((socket) => new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject))),
+    );
+    ({ follower, seen } = following(client, created.match_id));
+    await playToEnd(client, created.match_id, random(17), { nudge: seen.nudge });
+    await follower.done;
+  } finally {
+    follower?.close();
+    for (const socket of held) socket.terminate();
+  }
+  assert.equal(sockets.length, 1, "no socket tried again");
+  assert.match(sockets[0].failure, /409/);
+  assertInOrderOnce(seen.seqs, (await allEvents(client, created.match_id)).map((e) => e.seq));
 });
 
 test("where no socket opens, the follower long-polls the events instead", async () => {

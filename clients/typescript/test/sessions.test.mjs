@@ -1,11 +1,12 @@
 // Sessions: a device signs in, the access token is refreshed before it runs out and once after a
 // 401, the refresh token and the device id outlive the client in its SessionStorage, and signing
-// out revokes the session; accessToken() gives the token requests send, renewed as they would.
+// out revokes the session, and signing out everywhere proves a recent sign-in with the kept
+// refresh token; accessToken() gives the token requests send, renewed as they would.
 // The refresh tests run against a service whose access tokens last 2 s.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CryptidError, LocalStorageStorage, MemoryStorage, newDeviceId } from "cryptid-client";
+import { CryptidError, decodeMsgpack, LocalStorageStorage, MemoryStorage, newDeviceId } from "cryptid-client";
 import { BASE_URL, SHORT_TOKEN_BASE_URL, newClient, recordingFetch, sleep } from "../test-helpers/service.mjs";
 
 const short = { skip: SHORT_TOKEN_BASE_URL ? false : "CRYPTID_SHORT_TOKEN_BASE_URL is not set" };
@@ -43,7 +44,8 @@ test("a 401 is answered by one refresh and the request sent again", short, async
   // A clock that stands still: to this client the token never expires, as with a skewed clock.
   const client = newClient({ baseUrl: SHORT_TOKEN_BASE_URL, fetch: recorder.fetch, now: () => 0 });
   const player = await client.signInWithDevice({ name: "skewed" });
-  await sleep(2500);
+  // Past the token's `exp`, which the service rounds up to the second: 3 s at most.
+  await sleep(3100);
   const [a, b] = await Promise.all([client.me(), client.runs.list()]);
   assert.equal(a.player_id, player.player_id);
   assert.ok(Array.isArray(b.runs));
@@ -150,6 +152,83 @@ test("signing out revokes the session and forgets it; the device id stays", asyn
   const back = await client.signInWithDevice();
   assert.equal(back.player_id, player.player_id, "signed in again by the kept device id");
   assert.equal(await client.signOut({ everywhere: true }), 1);
+});
+
+test("signing out everywhere sends the kept refresh token: it needs no sign-in of the last minutes", short, async () => {
+  const storage = new MemoryStorage();
+  const recorder = recordingFetch(async (url, init, entry, send) => {
+    if (entry.path === "/v1/auth/logout") {
+      entry.body = decodeMsgpack(init.body);
+      entry.kept = storage.getItem("refresh_token");
+    }
+    return send();
+  });
+  const client = newClient({ baseUrl: SHORT_TOKEN_BASE_URL, storage, fetch: recorder.fetch });
+  const player = await client.signInWithDevice({ name: "everywhere" });
+  const signedInWith = storage.getItem("refresh_token");
+  // A second session of the player: another client signed in with the same device id.
+  const otherStorage = new MemoryStorage();
+  const other = newClient({ baseUrl: SHORT_TOKEN_BASE_URL, storage: otherStorage });
+  assert.equal((await other.signInWithDevice({ deviceId: storage.getItem("device_id") })).player_id, player.player_id);
+  // The access token of the sign-in expires: the service would no longer take it as a recent
+  // sign-in (nor, after 10 minutes, the one a refresh gives). The refresh token proves one.
+  await sleep(2500);
+  assert.equal(await client.signOut({ everywhere: true }), 2);
+  assert.deepEqual(calls(recorder.log), [
+    "POST /v1/auth/device 201",
+    "POST /v1/auth/refresh 200",
+    "POST /v1/auth/logout 200",
+  ]);
+  const [logout] = recorder.log.filter((entry) => entry.path === "/v1/auth/logout");
+  assert.equal(logout.body.everywhere, true);
+  assert.equal(logout.body.refresh_token, logout.kept, "the refresh token kept when it was sent");
+  assert.notEqual(logout.body.refresh_token, signedInWith, "the one kept after the refresh, not a used one");
+  assert.equal(storage.getItem("refresh_token"), null);
+  // Every session of the player is revoked: the other client's refresh token is refused too.
+  assert.equal((await refreshWith(SHORT_TOKEN_BASE_URL, logout.body.refresh_token)).status, 401);
+  assert.equal((await refreshWith(SHORT_TOKEN_BASE_URL, otherStorage.getItem("refresh_token"))).status, 401);
+});
+
+test("signing out everywhere refused 403 reauthentication_required renews the session and is sent again", async () => {
+  // As when the kept refresh token was used meanwhile (another tab sharing the storage): the
+  // service refuses the proof; a refresh gives an access token issued now, which is one.
+  const storage = new MemoryStorage();
+  let refused = false;
+  const recorder = recordingFetch(async (url, init, entry, send) => {
+    if (entry.path !== "/v1/auth/logout") return send();
+    entry.body = decodeMsgpack(init.body);
+    if (refused) return send();
+    refused = true;
+    const error = { code: "reauthentication_required", message: "sign in again", details: { fresh_seconds: 600 } };
+    return new Response(JSON.stringify({ error }), { status: 403, headers: { "Content-Type": "application/json" } });
+  });
+  const client = newClient({ storage, fetch: recorder.fetch });
+  await client.signInWithDevice({ name: "proving" });
+  const signedInWith = storage.getItem("refresh_token");
+  assert.equal(await client.signOut({ everywhere: true }), 1);
+  assert.deepEqual(calls(recorder.log), [
+    "POST /v1/auth/device 201",
+    "POST /v1/auth/logout 403",
+    "POST /v1/auth/refresh 200",
+    "POST /v1/auth/logout 200",
+  ]);
+  const [first, second] = recorder.log.filter((entry) => entry.path === "/v1/auth/logout");
+  assert.equal(first.body.refresh_token, signedInWith);
+  assert.notEqual(second.body.refresh_token, signedInWith, "sent again with the refreshed one");
+  assert.equal(storage.getItem("refresh_token"), null);
+  // Any other refusal is thrown, once; the session is forgotten all the same.
+  await client.signInWithDevice();
+  const forbidden = recordingFetch(async (url, init, entry, send) =>
+    entry.path === "/v1/auth/logout"
+      ? new Response(JSON.stringify({ error: { code: "forbidden", message: "no", details: {} } }), {
+          status: 403,
+          headers: { "Content-Type": "application/json" },
+        })
+      : send(),
+  );
+  const stubborn = newClient({ storage, fetch: forbidden.fetch });
+  await assert.rejects(stubborn.signOut({ everywhere: true }), (error) => error instanceof CryptidError && error.code === "forbidden");
+  assert.deepEqual(calls(forbidden.log), ["POST /v1/auth/refresh 200", "POST /v1/auth/logout 403"]);
 });
 
 test("LocalStorageStorage keeps the session under its prefix in a Web Storage", async () => {
