@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS players (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
-CREATE INDEX IF NOT EXISTS players_rating_idx ON players (rating DESC, player_id);
+-- The leaderboard's index, players_leaderboard_idx, is made near the end, with `deleted_at`.
 
 -- Runs of the autobattler: one player's attempt, its shop (pure state as jsonb) and its score.
 CREATE TABLE IF NOT EXISTS runs (
@@ -757,8 +757,7 @@ CREATE TABLE IF NOT EXISTS game_ratings (
     updated_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (game, season, player_id)
 );
-CREATE INDEX IF NOT EXISTS game_ratings_board_idx
-    ON game_ratings (game, season, ordinal DESC, player_id);
+-- The boards' index, game_ratings_leaderboard_idx, is made near the end, with its counts.
 CREATE INDEX IF NOT EXISTS game_ratings_player_idx ON game_ratings (player_id, season);
 
 -- The matchmaking queue (docs/api.md#play-now-the-matchmaking-queue): a ticket waits, searching,
@@ -804,6 +803,241 @@ CREATE INDEX IF NOT EXISTS match_tickets_cancelled_idx ON match_tickets (cancell
 -- A player's tickets matched lately: what a match socket announces (docs/api.md#the-websocket).
 CREATE INDEX IF NOT EXISTS match_tickets_player_matched_idx ON match_tickets (player_id, matched_at)
     WHERE status = 'matched';
+-- When each device last signed its player in, shown in the player's device list
+-- (docs/api.md#players-and-sessions); NULL until it does. Added only where missing: an ALTER
+-- locks the devices away from every sign-in until the schema's transaction ends.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                    WHERE table_schema = current_schema() AND table_name = 'devices'
+                      AND column_name = 'last_used_at') THEN
+        ALTER TABLE devices ADD COLUMN last_used_at timestamptz;
+    END IF;
+END $$;
+-- A player's devices in the order they are listed, read MAX_DEVICES at most (an account linked
+-- past it before the limit existed is read no further).
+CREATE INDEX IF NOT EXISTS devices_player_linked_idx ON devices (player_id, created_at);
+-- A player's live sessions, oldest first: those a sign-in past MAX_SESSIONS revokes, and those
+-- a sign-out everywhere revokes, found without reading the revoked ones a player piles up.
+CREATE INDEX IF NOT EXISTS sessions_live_idx ON sessions (player_id, created_at)
+    WHERE revoked_at IS NULL;
+-- The leaderboards hold live players only: each board's walks read a partial index that a
+-- deleted player leaves, instead of stepping over its entry one by one. The autobattler's is
+-- made here, where `deleted_at` exists, and replaces players_rating_idx.
+CREATE INDEX IF NOT EXISTS players_leaderboard_idx ON players (rating DESC, player_id)
+    WHERE deleted_at IS NULL;
+DROP INDEX IF EXISTS players_rating_idx;
+
+-- A rating of a deleted player is flagged `player_deleted`, so that the per-game boards' index
+-- and counts leave it out. The triggers below keep the flag in step with the player's
+-- `deleted_at`, whatever writes either (the deletion writes only its player's row): a rating
+-- made is flagged as its player is, and a player's deletion flags its ratings. A database made
+-- before gets the column, the flags of the players it deleted already and the triggers once,
+-- while no player can be deleted in between.
+CREATE OR REPLACE FUNCTION game_ratings_follow_deletion() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE game_ratings SET player_deleted = NEW.deleted_at IS NOT NULL
+     WHERE player_id = NEW.player_id AND player_deleted <> (NEW.deleted_at IS NOT NULL);
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION game_ratings_born_flagged() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.player_deleted := EXISTS (SELECT 1 FROM players
+                                   WHERE player_id = NEW.player_id AND deleted_at IS NOT NULL);
+    RETURN NEW;
+END $$;
+
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'players'::regclass
+                AND tgname = 'players_game_ratings_deleted') THEN
+        RETURN;
+    END IF;
+    LOCK TABLE players IN SHARE ROW EXCLUSIVE MODE;
+    ALTER TABLE game_ratings ADD COLUMN IF NOT EXISTS player_deleted boolean NOT NULL
+        DEFAULT false;
+    UPDATE game_ratings g SET player_deleted = true FROM players p
+     WHERE p.player_id = g.player_id AND p.deleted_at IS NOT NULL;
+    CREATE OR REPLACE TRIGGER game_ratings_player_deleted BEFORE INSERT ON game_ratings
+        FOR EACH ROW EXECUTE FUNCTION game_ratings_born_flagged();
+    CREATE OR REPLACE TRIGGER players_game_ratings_deleted AFTER UPDATE OF deleted_at ON players
+        FOR EACH ROW WHEN ((OLD.deleted_at IS NULL) <> (NEW.deleted_at IS NULL))
+        EXECUTE FUNCTION game_ratings_follow_deletion();
+END $$;
+
+-- A per-game board: a game and season's ratings with a match played, of live players, in
+-- ordinal order; it replaces game_ratings_board_idx, which held every rating.
+CREATE INDEX IF NOT EXISTS game_ratings_leaderboard_idx
+    ON game_ratings (game, season, ordinal DESC, player_id)
+    WHERE matches > 0 AND NOT player_deleted;
+DROP INDEX IF EXISTS game_ratings_board_idx;
+
+-- Per-game board ranks: how many players of each board hold an ordinal, at three grains, each
+-- row keyed by where its bucket starts: whole units of ordinal (grain 0), 64ths of one (1), and
+-- the ordinal itself (2). A rank, 1 + the players rated strictly higher, is then three short
+-- sums whatever the board's size (store/game_ratings.py): the units above the ordinal's, the
+-- 64ths above its own inside its unit, the ordinals above it inside its 64th. Ordinals are
+-- floats, but players with the same results share one exactly (every first match's winner
+-- against a newcomer), so the last grain counts a tie as one row rather than reading it. Rows
+-- are sharded by player as rating_counts is, so that those winners do not queue on one row.
+CREATE TABLE IF NOT EXISTS game_rating_counts (
+    game    text NOT NULL,
+    season  text NOT NULL,
+    grain   smallint NOT NULL,
+    ordinal float8 NOT NULL,
+    shard   smallint NOT NULL,
+    players integer NOT NULL,
+    PRIMARY KEY (game, season, grain, ordinal, shard)
+);
+
+-- Where the bucket of `grain` that holds `ordinal` starts, and where it ends (excluded).
+CREATE OR REPLACE FUNCTION game_rating_bucket(grain integer, ordinal float8) RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE grain WHEN 0 THEN floor(ordinal) WHEN 1 THEN floor(ordinal * 64) / 64
+           ELSE ordinal END
+$$;
+CREATE OR REPLACE FUNCTION game_rating_bucket_end(grain integer, ordinal float8) RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE grain WHEN 0 THEN floor(ordinal) + 1 WHEN 1 THEN (floor(ordinal * 64) + 1) / 64
+           ELSE ordinal END
+$$;
+
+-- Kept as count_ratings keeps rating_counts: one upsert per statement on game_ratings (a
+-- match's end re-rates its players in one), taking its rows' locks in key order, so that two
+-- matches ending together never wait on each other in a cycle; moves that cancel out (an
+-- ordinal staying in its unit) write nothing. A row left at zero is deleted by the same
+-- transaction, which holds its lock: the exact ordinals would otherwise pile up, one more at
+-- each rating change. A rating counts while it has a match and its player is not deleted.
+CREATE OR REPLACE FUNCTION count_game_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    games text[];
+    seasons text[];
+    grains smallint[];
+    ordinals float8[];
+    shards smallint[];
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO game_rating_counts AS c (game, season, grain, ordinal, shard, players)
+        SELECT r.game, r.season, g.grain, game_rating_bucket(g.grain, r.ordinal),
+               rating_shard(r.player_id), count(*)
+          FROM new_rows r, generate_series(0, 2) AS g(grain)
+         WHERE r.matches > 0 AND NOT r.player_deleted
+         GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+        ON CONFLICT (game, season, grain, ordinal, shard) DO UPDATE
+            SET players = c.players + excluded.players;
+        RETURN NULL;
+    ELSIF TG_OP = 'DELETE' THEN
+        WITH counted AS (
+            INSERT INTO game_rating_counts AS c (game, season, grain, ordinal, shard, players)
+            SELECT r.game, r.season, g.grain, game_rating_bucket(g.grain, r.ordinal),
+                   rating_shard(r.player_id), -count(*)
+              FROM old_rows r, generate_series(0, 2) AS g(grain)
+             WHERE r.matches > 0 AND NOT r.player_deleted
+             GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            ON CONFLICT (game, season, grain, ordinal, shard) DO UPDATE
+                SET players = c.players + excluded.players
+            RETURNING c.game, c.season, c.grain, c.ordinal, c.shard, c.players)
+        SELECT array_agg(game), array_agg(season), array_agg(grain), array_agg(ordinal),
+               array_agg(shard)
+          INTO games, seasons, grains, ordinals, shards
+          FROM counted WHERE players = 0;
+    ELSE
+        WITH counted AS (
+            INSERT INTO game_rating_counts AS c (game, season, grain, ordinal, shard, players)
+            SELECT r.game, r.season, g.grain, game_rating_bucket(g.grain, r.ordinal),
+                   rating_shard(r.player_id), sum(r.delta)
+              FROM (SELECT game, season, ordinal, player_id, -1 AS delta FROM old_rows
+                     WHERE matches > 0 AND NOT player_deleted
+                    UNION ALL
+                    SELECT game, season, ordinal, player_id, 1 FROM new_rows
+                     WHERE matches > 0 AND NOT player_deleted) AS r,
+                   generate_series(0, 2) AS g(grain)
+             GROUP BY 1, 2, 3, 4, 5 HAVING sum(r.delta) <> 0 ORDER BY 1, 2, 3, 4, 5
+            ON CONFLICT (game, season, grain, ordinal, shard) DO UPDATE
+                SET players = c.players + excluded.players
+            RETURNING c.game, c.season, c.grain, c.ordinal, c.shard, c.players)
+        SELECT array_agg(game), array_agg(season), array_agg(grain), array_agg(ordinal),
+               array_agg(shard)
+          INTO games, seasons, grains, ordinals, shards
+          FROM counted WHERE players = 0;
+    END IF;
+    IF games IS NOT NULL THEN
+        DELETE FROM game_rating_counts c
+         USING unnest(games, seasons, grains, ordinals, shards)
+                   AS e(game, season, grain, ordinal, shard)
+         WHERE (c.game, c.season, c.grain, c.ordinal, c.shard)
+             = (e.game, e.season, e.grain, e.ordinal, e.shard)
+           AND c.players = 0;
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- A database made before gets its counts once, with the triggers, while no rating can be
+-- written in between.
+DO $$
+BEGIN
+    IF (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'game_ratings'::regclass
+         AND tgname IN ('game_ratings_counts_insert', 'game_ratings_counts_update',
+                        'game_ratings_counts_delete')) = 3 THEN
+        RETURN;
+    END IF;
+    LOCK TABLE game_ratings IN SHARE ROW EXCLUSIVE MODE;
+    DELETE FROM game_rating_counts;
+    INSERT INTO game_rating_counts (game, season, grain, ordinal, shard, players)
+    SELECT r.game, r.season, g.grain, game_rating_bucket(g.grain, r.ordinal),
+           rating_shard(r.player_id), count(*)
+      FROM game_ratings r, generate_series(0, 2) AS g(grain)
+     WHERE r.matches > 0 AND NOT r.player_deleted
+     GROUP BY 1, 2, 3, 4, 5;
+    CREATE OR REPLACE TRIGGER game_ratings_counts_insert AFTER INSERT ON game_ratings
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
+    CREATE OR REPLACE TRIGGER game_ratings_counts_update AFTER UPDATE ON game_ratings
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
+    CREATE OR REPLACE TRIGGER game_ratings_counts_delete AFTER DELETE ON game_ratings
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
+END $$;
+
+-- Runs that played a battle: ended won or lost, or abandoned past round 1 (its shop's round is
+-- the battles played + 1). Only these make a ghost's owner established
+-- (docs/rules/cryptids.md#rated-ghosts): runs started and abandoned at once would be free.
+-- The owner's count reads at most RATED_GHOST_MIN_RUNS entries of this index, however many
+-- empty runs the owner has abandoned.
+CREATE INDEX IF NOT EXISTS runs_fought_idx ON runs (player_id)
+    WHERE status IN ('won', 'lost') OR (status = 'abandoned' AND (shop ->> 'round')::integer > 1);
+-- The retention sweep's ended matches by status (store/matches.py _ENDED_BATCH): its status is a
+-- parameter, so a generic plan cannot use matches_ended_idx and read every match instead.
+CREATE INDEX IF NOT EXISTS matches_unswept_idx ON matches (status, finished_at, match_id)
+    WHERE events_swept_at IS NULL;
+-- Whether a seat's match is still waiting or active. The seats a player holds in matches not
+-- over (counted against the caps at every create, join and ticket, locked by a deletion) are
+-- then read from a partial index as small as those caps, not from every seat the player ever
+-- held. Kept by a trigger on the match's end, whatever statement ends it; a database made
+-- before marks the seats of its matches already over once, when the column is added.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'match_seats'
+                  AND column_name = 'live') THEN
+        RETURN;
+    END IF;
+    ALTER TABLE match_seats ADD COLUMN live boolean NOT NULL DEFAULT true;
+    UPDATE match_seats s SET live = false
+      FROM matches m
+     WHERE m.match_id = s.match_id AND m.status NOT IN ('waiting', 'active');
+END $$;
+CREATE OR REPLACE FUNCTION match_seats_follow_end() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE match_seats SET live = false WHERE match_id = NEW.match_id AND live;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER matches_end_seats AFTER UPDATE OF status ON matches
+    FOR EACH ROW
+    WHEN (OLD.status IN ('waiting', 'active') AND NEW.status NOT IN ('waiting', 'active'))
+    EXECUTE FUNCTION match_seats_follow_end();
+CREATE INDEX IF NOT EXISTS match_seats_live_idx ON match_seats (player_id)
+    WHERE live AND player_id IS NOT NULL;
+
 -- The texts applied so far, by SHA-256: a start that finds its own skips the statements above,
 -- and with them the locks they take (service/store/database.py).
 CREATE TABLE IF NOT EXISTS schema_applied (

@@ -7,7 +7,6 @@ connection, the sweeper, the partition keeper), which stop in the reverse order.
 
 import asyncio
 import time
-import weakref
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,6 +15,7 @@ import structlog
 from aiohttp import web
 
 from service.api import (
+    address,
     battles,
     content,
     dashboard,
@@ -32,6 +32,7 @@ from service.api import (
     play,
     players,
     runs,
+    server,
     sessions,
     watch,
 )
@@ -41,6 +42,7 @@ from service.api.keys import (
     KNOWN_PLAYERS,
     LIMITER,
     MATCH_CACHE,
+    MATCH_FEEDS,
     MATCH_HUB,
     MATCH_SOCKETS,
     POOL,
@@ -50,6 +52,7 @@ from service.api.keys import (
     TOKENS,
 )
 from service.api.middleware import request_context, tag_instance
+from service.api.open_sockets import OpenSockets
 from service.api.openapi import build_document
 from service.api.ratelimit import RateLimiter, SharedLimits, keep_shared
 from service.config import Settings
@@ -62,6 +65,7 @@ from service.usecases import sessions as session_usecases
 from service.usecases.idle_runs import run_idle_sweeper
 from service.usecases.matches import answers, lobby
 from service.usecases.matches.cache import MatchCache
+from service.usecases.matches.feed import Feeds
 from service.usecases.matches.sweeper import Retention, run_sweeper
 from service.usecases.matchmaking import run_matcher
 from service.usecases.periodic import every
@@ -139,12 +143,14 @@ async def _pool_gauges(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _match_push(app: web.Application) -> AsyncIterator[None]:
-    """The hub that wakes long-polls and WebSockets, fed by this process's LISTEN connection."""
+    """The hub that wakes long-polls and WebSockets, fed by this process's LISTEN connection,
+    the feeds that read each followed match's events for them, and the open sockets."""
     settings = app[SETTINGS]
     assert settings.database_url is not None
     hub = Hub()
     app[MATCH_HUB] = hub
-    app[MATCH_SOCKETS] = weakref.WeakSet()
+    app[MATCH_FEEDS] = Feeds(app[POOL], hub)
+    app[MATCH_SOCKETS] = OpenSockets(settings, app[REVOCATIONS])
     url = settings.listen_database_url or settings.database_url
     async with _running(listen_forever(url, hub, settings.db_timeout_seconds)):
         yield
@@ -192,14 +198,23 @@ async def _rate_limits(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _revocations(app: web.Application) -> AsyncIterator[None]:
-    """The sessions revoked by any process, read by this one every REVOCATION_SYNC_SECONDS."""
+    """The sessions revoked by any process, read by this one every REVOCATION_SYNC_SECONDS:
+    all of them at the first read, then what changed since the read before."""
     settings = app[SETTINGS]
     pool, revocations = app[POOL], app[REVOCATIONS]
-    ttl = settings.access_token_ttl_seconds
+    feed = session_usecases.RevocationFeed(
+        settings.access_token_ttl_seconds, settings.db_timeout_seconds
+    )
 
     async def sync() -> None:
-        sessions_revoked, players = await session_usecases.revocations(pool, ttl)
-        revocations.absorb(sessions_revoked, players, forget_before=time.time() - ttl - 60)
+        revoked = await feed.read(pool)
+        now = time.time()
+        revocations.absorb(
+            revoked.sessions,
+            revoked.players,
+            forget_sessions_before=now - feed.session_window,
+            forget_players_before=now - feed.player_window,
+        )
 
     async with _running(every(settings.revocation_sync_seconds, "revocation_sync", sync)):
         yield
@@ -227,11 +242,14 @@ def create_app(settings: Settings) -> web.Application:
     catalogue.load_all()
     # Metrics outermost, so that they count the answers the error middleware made.
     app = web.Application(
-        middlewares=[metrics.record, request_context], client_max_size=settings.max_body_bytes
+        middlewares=[metrics.record, request_context],
+        client_max_size=settings.max_body_bytes,
+        # Whatever runs the application reads requests so: compressed bodies left to the codec.
+        handler_args=server.HANDLER_ARGS,
     )
     app[SETTINGS] = settings
     app[LIMITER] = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
-    app[SHARED_LIMITS] = SharedLimits(settings)
+    app[SHARED_LIMITS] = SharedLimits(settings, site_of=address.site_of)
     app[TOKENS] = VerifiedTokens(settings.secret_key)
     app[REVOCATIONS] = Revocations()
     app[KNOWN_PLAYERS] = KnownPlayers()

@@ -106,6 +106,14 @@ def _networks(env: Mapping[str, str], name: str) -> tuple[IPNetwork, ...]:
     return tuple(networks)
 
 
+def _metrics_port(env: Mapping[str, str]) -> int | None:
+    """METRICS_PORT, a port of its own (unset or 0: /metrics is served on PORT)."""
+    port = _int(env, "METRICS_PORT", 0)
+    if port and port == _int(env, "PORT", 8080):
+        raise ConfigError(f"METRICS_PORT must differ from PORT, both are {port}")
+    return port or None
+
+
 # A season's name: a short word that reads well in a URL (2026-12, spring-2027).
 SEASON_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$"
 
@@ -194,13 +202,19 @@ class Settings:
     # -- sessions (docs/api.md#players-and-sessions) --
     access_token_ttl_seconds: int = 3600
     refresh_token_ttl_seconds: int = 90 * 24 * 3600
-    # A refresh retried this soon with the token it used, its answer unseen, is answered again.
+    # A refresh retried this soon with the token it used, its answer unseen, gets that answer.
     refresh_retry_seconds: float = 30.0
     # How often each process reads the sessions revoked by the others.
     revocation_sync_seconds: float = 5.0
+    # Devices one player may link, and sessions it may hold open (a sign-in past it revokes
+    # its oldest): the device list and what a sign-in counts stay small.
+    max_devices: int = 10
+    max_sessions: int = 20
     # -- addresses, sign-in and the ops door --
     # Proxies whose X-Forwarded-For names the client (docs/operations.md#limits).
     trusted_proxies: tuple[IPNetwork, ...] = ()
+    # An IPv6 /48 gets this many times each per-address limit, shared by every /64 in it.
+    ipv6_site_budgets: int = 16
     # Per client address, kept in PostgreSQL for every process: N at once, then N a period.
     registrations_per_address_per_hour: int = 10
     registrations_per_address_per_day: int = 50
@@ -213,9 +227,16 @@ class Settings:
     # -- bodies and frames --
     # Frames a WebSocket may send in a row past the rate limit before it is closed.
     max_limited_frames: int = 10
+    # Match sockets open at once in one process: per player, and per match for those not seated.
+    max_sockets_per_player: int = 10
+    max_sockets_per_match: int = 50
     # -- growth and retention --
     # How long /metrics serves the gauges it read from the database before reading them again.
     metrics_cache_seconds: float = 15.0
+    # How long /metrics serves the text it rendered before rendering it again.
+    metrics_render_seconds: float = 1.0
+    # The port /metrics is served on instead of `port`; None: on `port`.
+    metrics_port: int | None = None
     # Seats one player may hold in matches still waiting for players, and in matches not over.
     max_waiting_matches: int = 5
     max_open_matches: int = 20
@@ -309,8 +330,11 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         refresh_token_ttl_seconds=_int(env, "REFRESH_TOKEN_TTL_SECONDS", 90 * 24 * 3600, minimum=1),
         refresh_retry_seconds=_float(env, "REFRESH_RETRY_SECONDS", 30.0),
         revocation_sync_seconds=_float(env, "REVOCATION_SYNC_SECONDS", 5.0),
+        max_devices=_int(env, "MAX_DEVICES", 10, minimum=1),
+        max_sessions=_int(env, "MAX_SESSIONS", 20, minimum=1),
         # -- addresses, sign-in and the ops door --
         trusted_proxies=_networks(env, "TRUSTED_PROXIES"),
+        ipv6_site_budgets=_int(env, "IPV6_SITE_BUDGETS", 16, minimum=1),
         registrations_per_address_per_hour=_int(
             env, "REGISTRATIONS_PER_ADDRESS_PER_HOUR", 10, minimum=1
         ),
@@ -332,8 +356,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rate_limit_sync_seconds=_float(env, "RATE_LIMIT_SYNC_SECONDS", 0.5),
         # -- bodies and frames --
         max_limited_frames=_int(env, "MAX_LIMITED_FRAMES", 10, minimum=1),
+        max_sockets_per_player=_int(env, "MAX_SOCKETS_PER_PLAYER", 10, minimum=1),
+        max_sockets_per_match=_int(env, "MAX_SOCKETS_PER_MATCH", 50, minimum=1),
         # -- growth and retention --
         metrics_cache_seconds=_float(env, "METRICS_CACHE_SECONDS", 15.0),
+        metrics_render_seconds=_float(env, "METRICS_RENDER_SECONDS", 1.0),
+        metrics_port=_metrics_port(env),
         max_waiting_matches=_int(env, "MAX_WAITING_MATCHES", 5, minimum=1),
         max_open_matches=_int(env, "MAX_OPEN_MATCHES", 20, minimum=1),
         idempotency_key_ttl_seconds=_float(env, "IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600.0),
