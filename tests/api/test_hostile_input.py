@@ -6,9 +6,6 @@ import gzip
 import json
 import os
 import re
-import statistics
-import sys
-import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,6 +18,7 @@ from aiohttp import WSCloseCode
 
 from service.api.auth import issue_token
 from service.config import Settings
+from tests.api.bystander import under_attack
 from tests.api.hostile_client import STREAMS
 from tests.conftest import TEST_SECRET, running_service
 from tests.http import Api
@@ -326,29 +324,6 @@ async def _until_reply(ws: aiohttp.ClientWebSocketResponse) -> AsyncIterator[dic
                 return
 
 
-CYCLES = 5
-SAMPLES_PER_WINDOW = 10
-SAMPLE_GAP_SECONDS = 0.02
-RAMP_SECONDS = 0.1
-SETTLE_SECONDS = 0.2
-# A few seconds when the service holds; a service that does not fails here rather than hang.
-MEASURING_SECONDS = 60.0
-
-
-async def _latencies_ms(api: Api, token: str) -> list[float]:
-    """SAMPLES_PER_WINDOW times of `GET /v1/players/me`, a little apart."""
-    headers = {"Authorization": f"Bearer {token}"}
-    latencies = []
-    for _ in range(SAMPLES_PER_WINDOW):
-        started = time.perf_counter()
-        async with api.session.get(api.base_url + "/v1/players/me", headers=headers) as answer:
-            await answer.read()
-            assert answer.status == 200
-        latencies.append((time.perf_counter() - started) * 1000)
-        await asyncio.sleep(SAMPLE_GAP_SECONDS)
-    return latencies
-
-
 async def _warm_every_route(api: Api, token: str, ops_token: str) -> None:
     """A GET of every path of the OpenAPI document (a 405 where GET is not served), so that
     /metrics holds figures for each, as a service that has served a while does: a scrape costs
@@ -368,7 +343,7 @@ async def _bystander_under(
     `only` of tests/api/hostile_client.py from a process of its own; with the shipped settings.
 
     The bystander is timed in windows, idle and under attack in turn, so that what else the
-    machine does weighs on both alike: CYCLES times SAMPLES_PER_WINDOW samples of each. Prints
+    machine does weighs on both alike (tests/api/bystander.py). Prints
     the figures; asserts the p50 under attack is within twice the idle one; returns how each
     kind of attack was answered."""
     shipped = Settings(
@@ -390,45 +365,12 @@ async def _bystander_under(
             "rate": shipped.rate_limit_per_second,
             "only": only,
         }
-        attacker = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "tests.api.hostile_client",
-            json.dumps(spec),
-            cwd=repo_root,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        assert attacker.stdin is not None and attacker.stdout is not None
-        try:
-            assert await attacker.stdout.readline() == b"started\n"
-            idle: list[float] = []
-            loaded: list[float] = []
-            async with asyncio.timeout(MEASURING_SECONDS):
-                for _ in range(CYCLES):
-                    idle += await _latencies_ms(api, bystander)
-                    attacker.stdin.write(b"go\n")
-                    await asyncio.sleep(RAMP_SECONDS)
-                    loaded += await _latencies_ms(api, bystander)
-                    attacker.stdin.write(b"stop\n")
-                    await asyncio.sleep(SETTLE_SECONDS)
-            attacker.stdin.close()
-            output, _ = await asyncio.wait_for(attacker.communicate(), 30)
-        finally:
-            if attacker.returncode is None:
-                attacker.kill()
-                await attacker.wait()
-    answers: dict[str, dict[str, int]] = json.loads(output)
-    idle_p50, loaded_p50 = statistics.median(idle), statistics.median(loaded)
-    print(
-        f"\n{' + '.join(only)}\nbystander GET /v1/players/me p50: idle {idle_p50:.2f} ms, under"
-        f" attack {loaded_p50:.2f} ms ({loaded_p50 / idle_p50:.2f}x); p90 idle"
-        f" {statistics.quantiles(idle, n=10)[-1]:.2f} ms, under attack"
-        f" {statistics.quantiles(loaded, n=10)[-1]:.2f} ms"
-    )
+        measured = await under_attack(api, bystander, "tests.api.hostile_client", spec, repo_root)
+    answers: dict[str, dict[str, int]] = measured.counts
+    print(f"\n{' + '.join(only)}\n{measured.summary('under attack')}")
     for kind, counts in answers.items():
         print(f"  {kind}: {dict(sorted(counts.items()))}")
-    assert loaded_p50 <= 2 * idle_p50
+    assert measured.loaded_p50 <= 2 * measured.idle_p50
     return answers
 
 

@@ -3,10 +3,6 @@ a match played before a cap's worth of sockets costs a bystander little: each so
 push."""
 
 import asyncio
-import json
-import statistics
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +10,7 @@ import asyncpg
 
 from service.config import Settings
 from service.store.matches import CHANNEL
+from tests.api.bystander import CYCLES, under_attack
 from tests.api.matches_helpers import act, new_players, read, receive, socket_url, start_match
 from tests.conftest import running_service
 from tests.http import Api
@@ -84,29 +81,8 @@ async def test_a_notification_is_read_once_for_all_the_sockets_on_its_match(
     assert waiting == 1
 
 
-CYCLES = 5
-SAMPLES_PER_WINDOW = 10
-SAMPLE_GAP_SECONDS = 0.02
-RAMP_SECONDS = 0.1
-SETTLE_SECONDS = 0.2
-# A few seconds when the service holds; a service that does not fails here rather than hang.
-MEASURING_SECONDS = 60.0
 # Five actions a second on one match: a table many times livelier than people play.
 ACTION_PACE_SECONDS = 0.2
-
-
-async def _latencies_ms(api: Api, token: str) -> list[float]:
-    """SAMPLES_PER_WINDOW times of `GET /v1/players/me`, a little apart."""
-    headers = {"Authorization": f"Bearer {token}"}
-    latencies = []
-    for _ in range(SAMPLES_PER_WINDOW):
-        started = time.perf_counter()
-        async with api.session.get(api.base_url + "/v1/players/me", headers=headers) as answer:
-            await answer.read()
-            assert answer.status == 200
-        latencies.append((time.perf_counter() - started) * 1000)
-        await asyncio.sleep(SAMPLE_GAP_SECONDS)
-    return latencies
 
 
 async def _loyalty_match(api: Api, seats: list[str]) -> str:
@@ -130,7 +106,7 @@ async def test_a_bystanders_p50_stays_within_twice_idle_while_a_match_plays_to_a
     players as that takes) and the two seats' on one match, whose seats play on their sockets
     every ACTION_PACE_SECONDS, from a process of their own (tests/api/socket_crowd.py). Every
     action is pushed to every socket. The bystander is timed in windows, the match paused and
-    playing in turn, CYCLES times SAMPLES_PER_WINDOW samples of each."""
+    playing in turn (tests/api/bystander.py)."""
     shipped = Settings(
         port=0,
         database_url=fresh_database_url,
@@ -154,45 +130,12 @@ async def test_a_bystanders_p50_stays_within_twice_idle_while_a_match_plays_to_a
             "per_watcher": per_watcher,
             "pace": ACTION_PACE_SECONDS,
         }
-        crowd = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "tests.api.socket_crowd",
-            json.dumps(spec),
-            cwd=repo_root,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        assert crowd.stdin is not None and crowd.stdout is not None
-        try:
-            async with asyncio.timeout(MEASURING_SECONDS):
-                assert await crowd.stdout.readline() == b"started\n"
-            idle: list[float] = []
-            loaded: list[float] = []
-            async with asyncio.timeout(MEASURING_SECONDS):
-                for _ in range(CYCLES):
-                    idle += await _latencies_ms(api, bystander)
-                    crowd.stdin.write(b"go\n")
-                    await asyncio.sleep(RAMP_SECONDS)
-                    loaded += await _latencies_ms(api, bystander)
-                    crowd.stdin.write(b"stop\n")
-                    await asyncio.sleep(SETTLE_SECONDS)
-            crowd.stdin.close()
-            output, _ = await asyncio.wait_for(crowd.communicate(), 30)
-        finally:
-            if crowd.returncode is None:
-                crowd.kill()
-                await crowd.wait()
-    counts = json.loads(output)
-    idle_p50, loaded_p50 = statistics.median(idle), statistics.median(loaded)
-    print(
-        f"\nbystander GET /v1/players/me p50: idle {idle_p50:.2f} ms, while the match plays to"
-        f" {len(watchers) * per_watcher + 2} sockets {loaded_p50:.2f} ms"
-        f" ({loaded_p50 / idle_p50:.2f}x); p90 idle {statistics.quantiles(idle, n=10)[-1]:.2f} ms,"
-        f" playing {statistics.quantiles(loaded, n=10)[-1]:.2f} ms"
-    )
+        measured = await under_attack(api, bystander, "tests.api.socket_crowd", spec, repo_root)
+    counts = measured.counts
+    sockets = len(watchers) * per_watcher + 2
+    print(f"\n{measured.summary(f'while the match plays to {sockets} sockets')}")
     print(f"  {dict(sorted(counts.items()))}")
     assert "match ended" not in counts
     assert counts["actions applied"] > CYCLES
     assert counts["batches pushed to watchers"] >= counts["actions applied"] * len(watchers)
-    assert loaded_p50 <= 2 * idle_p50
+    assert measured.loaded_p50 <= 2 * measured.idle_p50
