@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -68,14 +69,28 @@ class FaultProxy:
             return
         self._open |= {writer, up_writer}
         await asyncio.gather(
-            self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True
+            self._pipe(reader, up_writer, self.client_reader()),
+            self._pipe(up_reader, writer, None),
+            return_exceptions=True,
         )
         for end in (writer, up_writer):
             self._open.discard(end)
             end.transport.abort()
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def client_reader(self) -> Callable[[bytes], None] | None:
+        """For each connection: what reads the bytes the client sends, before they go on (a
+        proxy that records them overrides it)."""
+        return None
+
+    async def _pipe(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        read: Callable[[bytes], None] | None,
+    ) -> None:
         while data := await reader.read(CHUNK):
+            if read is not None:
+                read(data)
             if self.delay_s:
                 await asyncio.sleep(self.delay_s)
             writer.write(data)

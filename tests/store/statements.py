@@ -19,12 +19,12 @@ import asyncio
 import contextlib
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-CHUNK = 65536
+from tests.faults import FaultProxy
+
 # Startup-phase requests, told apart by their code (they carry no type byte).
 SSL_REQUEST, GSSENC_REQUEST, CANCEL_REQUEST = 80877103, 80877104, 80877102
 # Distinct parameter sets kept per statement: each is replayed, and the worst one counts.
@@ -124,37 +124,24 @@ class _ClientHalf:
             self.recorder.executed(sql, None)
 
 
-class Recorder:
-    """A proxy that forwards every byte and records every statement, under `step`."""
+class Recorder(FaultProxy):
+    """A proxy that forwards every byte, faults none, and records every statement, under
+    `step`."""
 
     def __init__(self, database_url: str) -> None:
-        parts = urlsplit(database_url)
-        socket_dir = parse_qs(parts.query)["host"][0]
-        self.socket_path = f"{socket_dir}/.s.PGSQL.{parts.port or 5432}"
-        self.database = parts.path.lstrip("/") or "postgres"
+        super().__init__(database_url)
         self.step = "start-up"
         self.statements: dict[str, Statement] = {}
         # Parse and Query messages seen: every statement sent, each time it was sent.
         self.messages = 0
-        self._server: asyncio.Server | None = None
-        self._open: set[asyncio.StreamWriter] = set()
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        port = self._server.sockets[0].getsockname()[1]
         # No TLS: the stream must stay readable.
-        return f"postgresql://postgres@127.0.0.1:{port}/{self.database}?sslmode=disable"
+        return super().url + "?sslmode=disable"
 
-    async def close(self) -> None:
-        for writer in list(self._open):
-            writer.transport.abort()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
+    def client_reader(self) -> Callable[[bytes], None]:
+        return _ClientHalf(self).feed
 
     def _statement(self, sql: str) -> Statement:
         return self.statements.setdefault(sql, Statement(sql))
@@ -171,33 +158,6 @@ class Recorder:
             statement.simple = True
         elif binding not in statement.bindings and len(statement.bindings) < BINDINGS_KEPT:
             statement.bindings.append(binding)
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_unix_connection(self.socket_path)
-        except OSError:
-            writer.transport.abort()
-            return
-        self._open |= {writer, up_writer}
-        half = _ClientHalf(self)
-        await asyncio.gather(
-            self._pipe(reader, up_writer, half),
-            self._pipe(up_reader, writer, None),
-            return_exceptions=True,
-        )
-        for end in (writer, up_writer):
-            self._open.discard(end)
-            end.transport.abort()
-
-    async def _pipe(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, half: _ClientHalf | None
-    ) -> None:
-        while data := await reader.read(CHUNK):
-            if half is not None:
-                half.feed(data)
-            writer.write(data)
-            await writer.drain()
-        writer.transport.abort()
 
 
 class ReplayError(Exception):
