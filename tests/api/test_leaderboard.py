@@ -192,7 +192,8 @@ async def _bystander_windows(
     so that the machine's own noise falls on both."""
     idle: list[float] = []
     busy: list[float] = []
-    for _ in range(3):
+    # Five windows of each: a median steady enough that one noisy window cannot tip it.
+    for _ in range(5):
         flood.clear()
         idle += await _get_p50_ms(api, "/v1/runs", bystander, 15)
         flood.set()
