@@ -304,8 +304,6 @@ async def link(call: Call) -> Devices:
     except sessions.DeviceTaken:
         await _failed(call)
         raise
-    except sessions.Unauthenticated as exc:
-        raise _unauthorized(exc) from exc
     return devices_answer(linked)
 
 
@@ -324,10 +322,7 @@ async def unlink(call: Call) -> Devices:
     app = call.request.app
     printed = call.path_param("fingerprint")
     proof = _proof(call, body.refresh_token)
-    try:
-        unlinked = await sessions.unlink(
-            app[POOL], call.player, printed, proof, app[SETTINGS].max_devices
-        )
-    except sessions.Unauthenticated as exc:
-        raise _unauthorized(exc) from exc
+    unlinked = await sessions.unlink(
+        app[POOL], call.player, printed, proof, app[SETTINGS].max_devices
+    )
     return devices_answer(unlinked)

@@ -69,18 +69,6 @@ async def token_player(conn: asyncpg.Connection, refresh_hash: bytes) -> LivePla
     return _live_player(row)
 
 
-async def lock_live_player(conn: asyncpg.Connection, player_id: UUID) -> bool:
-    """Whether the player is still there, its row then locked until the transaction ends: the
-    changes of its devices are made one at a time, and a deletion running now is waited for."""
-    found = await conn.fetchval(
-        """
-        SELECT true FROM players WHERE player_id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE
-        """,
-        player_id,
-    )
-    return found is not None
-
-
 async def device_player(conn: asyncpg.Connection | asyncpg.Pool, device_hash: bytes) -> UUID | None:
     """The player signed in by that device, if any."""
     found: UUID | None = await conn.fetchval(

@@ -29,6 +29,7 @@ import asyncpg
 from service.store import players as player_store
 from service.store import sessions as store
 from service.store.database import transaction
+from service.usecases import player_lock
 from service.usecases.errors import Conflict, Forbidden, NotFound, ServiceError
 from service.usecases.names import normalise_name
 
@@ -307,11 +308,6 @@ async def devices(pool: asyncpg.Pool, player_id: UUID, max_devices: int) -> list
     return await _devices(pool, player_id, max_devices)
 
 
-async def _lock_live(conn: asyncpg.Connection, player_id: UUID) -> None:
-    if not await store.lock_live_player(conn, player_id):
-        raise Unauthenticated("the player is gone")
-
-
 async def link(
     pool: asyncpg.Pool, player_id: UUID, kept_hash: bytes, proof: Proof, max_devices: int
 ) -> list[LinkedDevice]:
@@ -319,7 +315,7 @@ async def link(
     another player's is a 409."""
     async with transaction(pool) as conn:
         await require_recent_sign_in(conn, player_id, proof, "linking a device")
-        await _lock_live(conn, player_id)
+        await player_lock.hold(conn, player_id)
         bound = await store.device_player(conn, kept_hash)
         if bound is None:
             held = await store.count_devices(conn, player_id, max_devices)
@@ -341,7 +337,7 @@ async def unlink(
     """Unbind the device of that fingerprint; the last way in cannot be unbound."""
     async with transaction(pool) as conn:
         await require_recent_sign_in(conn, player_id, proof, "unlinking a device")
-        await _lock_live(conn, player_id)
+        await player_lock.hold(conn, player_id)
         chosen = await store.find_device(conn, player_id, printed, max_devices)
         if chosen is None:
             raise NotFound(f"no device {printed} is linked to you")
