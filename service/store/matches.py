@@ -329,12 +329,9 @@ class HeldSeats:
 
 
 async def held_seats(conn: asyncpg.Connection, player_id: UUID) -> HeldSeats:
-    """The player's waiting and active matches and searching tickets, counted under a lock of
-    the player's row that lasts until the transaction ends, so that two requests cannot both
-    take the last place.
-
-    FOR NO KEY UPDATE does not block rows that reference the player from being written."""
-    await conn.execute("SELECT 1 FROM players WHERE player_id = $1 FOR NO KEY UPDATE", player_id)
+    """The player's waiting and active matches and searching tickets. The caller holds the
+    player's row until its transaction ends (service/store/player_lock.py), so that two
+    requests cannot both take the last place."""
     rows = await conn.fetch(
         """
         SELECT s.match_id AS id, m.status, m.created_at
