@@ -36,10 +36,7 @@ async def delete_me(call: Call) -> deletion.Deleted:
         signed_in_ago=time.time() - call.issued_at,
         refresh_token=body.refresh_token,
     )
-    # Other processes learn it from the database within REVOCATION_SYNC_SECONDS.
-    now = time.time()
-    revocations = app[REVOCATIONS]
-    for session_id in done.sessions_revoked:
-        revocations.revoke_session(session_id, now)
-    revocations.revoke_player(call.player, now)
+    # Every token of the player, of any session, at once here; other processes learn it from
+    # the database within REVOCATION_SYNC_SECONDS.
+    app[REVOCATIONS].revoke_player(call.player, done.tokens_after)
     return done.answer

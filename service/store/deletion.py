@@ -72,20 +72,20 @@ async def cancel_tickets(conn: asyncpg.Connection, player_id: UUID) -> None:
     )
 
 
-async def anonymise(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
-    """Forget the player's name, devices and refresh tokens, and revoke its sessions; the
-    sessions this revoked. Its access tokens are refused: those from before sessions by
-    `tokens_after`, the others by their session's `revoked_at`. Done again, it changes nothing
-    but `tokens_after`.
+async def anonymise(conn: asyncpg.Connection, player_id: UUID) -> float:
+    """Forget the player's name, devices and refresh tokens, and revoke its sessions. Every
+    token of the player is refused by `tokens_after`, the time returned (epoch seconds): the
+    clock at this statement, not the transaction's start, so that it is later than every token
+    issued while the deletion ran. Done again, it changes nothing but `tokens_after`.
 
     The player leaves the leaderboard's counts as `deleted_at` is set (schema.sql
-    count_ratings). `tokens_after` is the clock at this statement, not the transaction's start,
-    so that it is later than every token issued while the deletion ran."""
-    await conn.execute(
+    count_ratings)."""
+    at: float = await conn.fetchval(
         """
         UPDATE players SET name = NULL, deleted_at = coalesce(deleted_at, now()),
                tokens_after = clock_timestamp()
          WHERE player_id = $1
+        RETURNING extract(epoch FROM tokens_after)::float8
         """,
         player_id,
     )
@@ -98,11 +98,8 @@ async def anonymise(conn: asyncpg.Connection, player_id: UUID) -> list[UUID]:
         """,
         player_id,
     )
-    revoked = await conn.fetch(
-        """
-        UPDATE sessions SET revoked_at = now() WHERE player_id = $1 AND revoked_at IS NULL
-        RETURNING session_id
-        """,
+    await conn.execute(
+        "UPDATE sessions SET revoked_at = now() WHERE player_id = $1 AND revoked_at IS NULL",
         player_id,
     )
-    return [row["session_id"] for row in revoked]
+    return at

@@ -55,10 +55,11 @@ class Deleted(TypedDict):
 
 @dataclass(frozen=True)
 class Deletion:
-    """The answer, and the sessions the deletion revoked (for this process to refuse at once)."""
+    """The answer, and the time (epoch seconds, the database's clock) before which every token
+    of the player is refused, for this process to refuse them at once."""
 
     answer: Deleted
-    sessions_revoked: list[UUID]
+    tokens_after: float
 
 
 async def _refuse_stale(
@@ -111,11 +112,11 @@ async def delete_player(
         opened = await store.lock_open_runs(conn, player_id)
         resigned, left = await _leave_matches(conn, player_id, matches)
         ended = await _end_runs(conn, player_id, opened)
-        revoked = await store.anonymise(conn, player_id)
+        tokens_after = await store.anonymise(conn, player_id)
     answer: Deleted = {
         "player_id": str(player_id),
         "runs_ended": ended,
         "matches_resigned": resigned,
         "matches_left": left,
     }
-    return Deletion(answer, revoked)
+    return Deletion(answer, tokens_after)
