@@ -157,23 +157,9 @@ async def test_ten_around_me_in_flight_from_one_account_stall_no_one_among_a_mil
     async with service_and_app(served) as (api, _):
         _, flooder = await api.new_player("flooder")
         _, bystander = await api.new_player("bystander")
-        flooding = asyncio.Event()
-        served: list[int] = []
-
-        async def flood() -> None:
-            while True:
-                await flooding.wait()
-                served.append(await _status(api, "/v1/leaderboard?around=me&limit=100", flooder))
-                # Ten of these: 50 requests a second in all, the player's rate limit.
-                await asyncio.sleep(0.2)
-
-        flooders = [asyncio.create_task(flood()) for _ in range(10)]
-        try:
-            idle, busy = await _bystander_windows(api, bystander, flooding)
-        finally:
-            for task in flooders:
-                task.cancel()
-            await asyncio.gather(*flooders, return_exceptions=True)
+        idle, busy, served = await _beside_a_flood(
+            api, bystander, "/v1/leaderboard?around=me&limit=100", flooder
+        )
     idle_p50, busy_p50 = statistics.median(idle), statistics.median(busy)
     print(
         f"\nbystander GET /v1/runs p50: idle {idle_p50:.2f} ms, beside the flood"
@@ -185,22 +171,37 @@ async def test_ten_around_me_in_flight_from_one_account_stall_no_one_among_a_mil
     assert busy_p50 <= 2 * idle_p50
 
 
-async def _bystander_windows(
-    api: Api, bystander: str, flood: asyncio.Event
-) -> tuple[list[float], list[float]]:
-    """The bystander's `GET /v1/runs` timed idle and beside the flood, in windows taken in turn,
-    so that the machine's own noise falls on both."""
+async def _beside_a_flood(
+    api: Api, bystander: str, path: str, flooder: str
+) -> tuple[list[float], list[float], list[int]]:
+    """The bystander's `GET /v1/runs` timed idle and beside ten GETs of `path` kept in flight
+    by `flooder` (50 a second in all, the player's rate limit), in windows taken in turn, so
+    that the machine's own noise falls on both; and the statuses the flood was answered."""
+    flooding = asyncio.Event()
+    served: list[int] = []
+
+    async def flood() -> None:
+        while True:
+            await flooding.wait()
+            served.append(await _status(api, path, flooder))
+            await asyncio.sleep(0.2)
+
+    flooders = [asyncio.create_task(flood()) for _ in range(10)]
     idle: list[float] = []
     busy: list[float] = []
-    # Five windows of each: a median steady enough that one noisy window cannot tip it.
-    for _ in range(5):
-        flood.clear()
-        idle += await _get_p50_ms(api, "/v1/runs", bystander, 15)
-        flood.set()
-        await asyncio.sleep(0.3)
-        busy += await _get_p50_ms(api, "/v1/runs", bystander, 15)
-    flood.clear()
-    return idle, busy
+    try:
+        # Five windows of each: a median steady enough that one noisy window cannot tip it.
+        for _ in range(5):
+            flooding.clear()
+            idle += await _get_p50_ms(api, "/v1/runs", bystander, 15)
+            flooding.set()
+            await asyncio.sleep(0.3)
+            busy += await _get_p50_ms(api, "/v1/runs", bystander, 15)
+    finally:
+        for task in flooders:
+            task.cancel()
+        await asyncio.gather(*flooders, return_exceptions=True)
+    return idle, busy, served
 
 
 async def test_ten_game_board_around_me_in_flight_keep_a_bystander_within_twice_idle(
@@ -235,23 +236,7 @@ async def test_ten_game_board_around_me_in_flight_keep_a_bystander_within_twice_
         path = f"/v1/leaderboard?game={GAME}&season={SEASON}&around=me&limit=100"
         mine = (await api.get(path, token=flooder)).body["entries"]
         assert 50_000 < next(e["rank"] for e in mine if e["player_id"] == flooder_id) < 150_000
-        flooding = asyncio.Event()
-        served: list[int] = []
-
-        async def flood() -> None:
-            while True:
-                await flooding.wait()
-                served.append(await _status(api, path, flooder))
-                # Ten of these: 50 requests a second in all, the player's rate limit.
-                await asyncio.sleep(0.2)
-
-        flooders = [asyncio.create_task(flood()) for _ in range(10)]
-        try:
-            idle, busy = await _bystander_windows(api, bystander, flooding)
-        finally:
-            for task in flooders:
-                task.cancel()
-            await asyncio.gather(*flooders, return_exceptions=True)
+        idle, busy, served = await _beside_a_flood(api, bystander, path, flooder)
     idle_p50, busy_p50 = statistics.median(idle), statistics.median(busy)
     print(
         f"\nbystander GET /v1/runs p50: idle {idle_p50:.2f} ms, beside ten {GAME} around=me in"
