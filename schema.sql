@@ -1,22 +1,144 @@
--- The one source of the database schema, applied at start-up unless this very text was applied
--- already (schema_applied, at the end): every statement is idempotent.
+-- The schema at the newest migration, to be read: every table with its columns in their order,
+-- its constraints, indexes, functions and triggers, as a new database has them.
+--
+-- The database is changed only by the migrations in service/store/migrations/, applied by
+-- `python -m service migrate` or at start-up; the service never applies this file. A change of
+-- the schema is a new migration AND the same change here, and a test checks that they agree: a
+-- database made from this file and one made by the migrations dump the same schema.
 
-CREATE TABLE IF NOT EXISTS players (
-    player_id  uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    name       text NOT NULL,
-    rating     integer NOT NULL DEFAULT 1000,
-    created_at timestamptz NOT NULL DEFAULT now()
+-- Players ---------------------------------------------------------------------------------------
+
+-- Lasting identity (docs/api.md#players-and-sessions). A player may sign in with device ids:
+-- client-made secrets of which only a keyed hash is kept. Deleting a player keeps its row
+-- (runs, ghosts and matches other players rely on point at it) but not its name.
+CREATE TABLE players (
+    player_id    uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    name         text,
+    rating       integer NOT NULL DEFAULT 1000,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    -- Four digits shown after the name (`ana#4821`): two players of one name told apart.
+    tag          smallint NOT NULL DEFAULT floor(random() * 10000)::smallint,
+    -- When the player was deleted: its row stays, its name goes.
+    deleted_at   timestamptz,
+    -- Access tokens issued to the player before this are refused (sign-out everywhere).
+    tokens_after timestamptz
+);
+-- The leaderboards hold live players only: each board's walks read a partial index that a
+-- deleted player leaves, instead of stepping over its entry one by one. This is the
+-- autobattler's.
+CREATE INDEX players_leaderboard_idx ON players (rating DESC, player_id)
+    WHERE deleted_at IS NULL;
+CREATE INDEX players_tokens_after_idx ON players (tokens_after)
+    WHERE tokens_after IS NOT NULL;
+
+CREATE TABLE devices (
+    device_hash  bytea PRIMARY KEY,
+    player_id    uuid NOT NULL REFERENCES players (player_id),
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    -- When the device last signed its player in, shown in the player's device list
+    -- (docs/api.md#players-and-sessions); NULL until it does.
+    last_used_at timestamptz
+);
+CREATE INDEX devices_player_idx ON devices (player_id);
+-- A player's devices in the order they are listed, read MAX_DEVICES at most (an account linked
+-- past it before the limit existed is read no further).
+CREATE INDEX devices_player_linked_idx ON devices (player_id, created_at);
+
+-- A session is what one sign-in started: every access token names it (`sid`), and its refresh
+-- tokens follow one another, each used once. Revoking it refuses them all.
+CREATE TABLE sessions (
+    session_id uuid PRIMARY KEY,
+    player_id  uuid NOT NULL REFERENCES players (player_id),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    revoked_at timestamptz
+);
+CREATE INDEX sessions_player_idx ON sessions (player_id);
+CREATE INDEX sessions_revoked_idx ON sessions (revoked_at)
+    WHERE revoked_at IS NOT NULL;
+-- A player's live sessions, oldest first: those a sign-in past MAX_SESSIONS revokes, and those
+-- a sign-out everywhere revokes, found without reading the revoked ones a player piles up.
+CREATE INDEX sessions_live_idx ON sessions (player_id, created_at)
+    WHERE revoked_at IS NULL;
+
+-- Refresh tokens by their SHA-256 (they are 256 random bits, so no key is needed): the one a
+-- use replaced is kept, used, so that presenting it again is seen as the reuse it is.
+CREATE TABLE refresh_tokens (
+    token_hash bytea PRIMARY KEY,
+    session_id uuid NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+    issued_at  timestamptz NOT NULL DEFAULT now(),
+    expires_at timestamptz NOT NULL,
+    used_at    timestamptz,
+    -- The token issued in its place when it was used.
+    successor  bytea
+);
+CREATE INDEX refresh_tokens_session_idx ON refresh_tokens (session_id);
+
+-- Leaderboard ranks: how many players hold each rating, kept by the triggers below in the
+-- transaction of every change to players, so that a rank (1 + the players rated strictly
+-- higher) is a sum over a few thousand of these rows instead of a count over the players.
+-- Rows are sharded by player (the id's last byte) so that new players, who all start at the
+-- same rating, do not queue on one row's lock.
+CREATE TABLE rating_counts (
+    rating  integer NOT NULL,
+    shard   smallint NOT NULL,
+    players integer NOT NULL,
+    PRIMARY KEY (rating, shard)
 );
 
--- The leaderboard's index, players_leaderboard_idx, is made near the end, with `deleted_at`.
+CREATE FUNCTION rating_shard(player_id uuid) RETURNS smallint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT (get_byte(uuid_send(player_id), 15) % 8)::smallint
+$$;
+
+-- One upsert per statement, whatever the number of rows it changed (a bulk load counts in
+-- one go), taking its rows' locks in key order, so that two statements never wait on each
+-- other in a cycle. An update that leaves every rating as it was writes nothing. A deleted
+-- player is not counted: the update that sets its `deleted_at` takes it out.
+CREATE FUNCTION count_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO rating_counts AS c (rating, shard, players)
+        SELECT rating, rating_shard(player_id), count(*) FROM new_rows
+         WHERE deleted_at IS NULL
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO rating_counts AS c (rating, shard, players)
+        SELECT rating, rating_shard(player_id), -count(*) FROM old_rows
+         WHERE deleted_at IS NULL
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
+    ELSE
+        INSERT INTO rating_counts AS c (rating, shard, players)
+        SELECT rating, rating_shard(player_id), sum(delta)
+          FROM (SELECT rating, player_id, -1 AS delta FROM old_rows WHERE deleted_at IS NULL
+                UNION ALL
+                SELECT rating, player_id, 1 FROM new_rows WHERE deleted_at IS NULL) AS moved
+         GROUP BY 1, 2 HAVING sum(delta) <> 0 ORDER BY 1, 2
+        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER players_rating_counts_insert AFTER INSERT ON players
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
+CREATE TRIGGER players_rating_counts_update AFTER UPDATE ON players
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
+CREATE TRIGGER players_rating_counts_delete AFTER DELETE ON players
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
+
+-- The autobattler -------------------------------------------------------------------------------
 
 -- Runs of the autobattler: one player's attempt, its shop (pure state as jsonb) and its score.
-CREATE TABLE IF NOT EXISTS runs (
+-- A run left idle ends 'abandoned' (docs/rules/cryptids.md#abandoned-runs), and only an
+-- established owner's ghost moves a rating, once a day per player at most
+-- (docs/rules/cryptids.md#rated-ghosts).
+CREATE TABLE runs (
     run_id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     player_id       uuid NOT NULL REFERENCES players (player_id),
     ruleset         text NOT NULL,
     seed            numeric(20, 0) NOT NULL,
-    status          text NOT NULL DEFAULT 'shopping' CHECK (status IN ('shopping', 'won', 'lost')),
+    status          text NOT NULL DEFAULT 'shopping',
     lives           integer NOT NULL,
     wins            integer NOT NULL DEFAULT 0,
     shop            jsonb NOT NULL,
@@ -24,66 +146,48 @@ CREATE TABLE IF NOT EXISTS runs (
     rating_change   double precision NOT NULL DEFAULT 0,
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
-    ended_at        timestamptz
+    ended_at        timestamptz,
+    -- Counts a run's changes (shop moves, battles), for retry-safe writes.
+    version         integer NOT NULL DEFAULT 0,
+    -- The players of the ghosts the run has fought, kept on the run (the end-turn statement
+    -- appends them) so that an end-turn reads them with the run, without a plan over the
+    -- battles' partitions, which locks every one of them at each execution.
+    met             uuid[] NOT NULL DEFAULT '{}'
 );
--- Counts a run's changes (shop moves, battles), for retry-safe writes; added after the table.
-ALTER TABLE runs ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 0;
-
-CREATE INDEX IF NOT EXISTS runs_player_idx ON runs (player_id, created_at DESC);
+-- NOT VALID: it replaced the table's first CHECK, whose rows satisfied it already, without
+-- reading them; a new database has it NOT VALID as well.
+ALTER TABLE runs ADD CONSTRAINT runs_status_allowed
+    CHECK (status IN ('shopping', 'won', 'lost', 'abandoned')) NOT VALID;
+CREATE INDEX runs_player_idx ON runs (player_id, created_at DESC);
+-- The open runs, for the ops report and /metrics, and for the idle sweep: an index on
+-- updated_at would make every shop move a non-HOT update.
+CREATE INDEX runs_active_idx ON runs (ruleset) WHERE status = 'shopping';
+-- A player's open runs, counted at every start (MAX_OPEN_RUNS): a run leaves the index when it
+-- ends, an update that is not HOT already, since status is in runs_active_idx's predicate.
+CREATE INDEX runs_open_idx ON runs (player_id, created_at) WHERE status = 'shopping';
+-- Runs that played a battle: ended won or lost, or abandoned past round 1 (its shop's round is
+-- the battles played + 1). Only these make a ghost's owner established
+-- (docs/rules/cryptids.md#rated-ghosts): runs started and abandoned at once would be free.
+-- The owner's count reads at most RATED_GHOST_MIN_RUNS entries of this index, however many
+-- empty runs the owner has abandoned.
+CREATE INDEX runs_fought_idx ON runs (player_id)
+    WHERE status IN ('won', 'lost') OR (status = 'abandoned' AND (shop ->> 'round')::integer > 1);
 
 -- Snapshots and battles are partitioned by week of created_at (UTC, from Monday), so that the
 -- pairing query reads only the partitions of the pool's time-to-live and old weeks can be
 -- detached whole (`python -m service partitions`).  Weeks rather than days: a statement that
 -- finds a row by id alone is planned and run over every partition kept (5 ms of planning with
--- 66 days), and weeks keep them few; the pairing scans still read two weeks at most. A partitioned table's keys must hold its partition key, and
--- PostgreSQL before 17 has no identity columns on one: ids come from sequences owned by their
--- columns (pg_get_serial_sequence still finds them) and keys are (id, created_at).
---
--- Databases made before are converted in place, in three steps around the CREATE TABLEs below:
--- the old tables step aside as plain tables, the new ones are created, and the old ones are
--- attached as a partition `<table>_legacy` holding every row until the end of that week. The
--- constraints are named as the old ones were, so that both kinds of database read the same.
-DO $$
-DECLARE
-    next_snapshot bigint;
-    next_battle bigint;
-BEGIN
-    IF (SELECT relkind FROM pg_class WHERE oid = to_regclass('snapshots')) IS DISTINCT FROM 'r' THEN
-        RETURN;
-    END IF;
-    LOCK TABLE snapshots, battles IN ACCESS EXCLUSIVE MODE;
-    next_snapshot := nextval(pg_get_serial_sequence('snapshots', 'snapshot_id'));
-    next_battle := nextval(pg_get_serial_sequence('battles', 'battle_id'));
-    ALTER TABLE battles DROP CONSTRAINT battles_player_snapshot_id_fkey,
-                        DROP CONSTRAINT battles_ghost_snapshot_id_fkey,
-                        DROP CONSTRAINT battles_pkey,
-                        DROP CONSTRAINT battles_run_id_round_key,
-                        ALTER COLUMN battle_id DROP IDENTITY,
-                        ADD COLUMN player_snapshot_at timestamptz,
-                        ADD COLUMN ghost_snapshot_at timestamptz;
-    ALTER TABLE snapshots DROP CONSTRAINT snapshots_pkey,
-                          DROP CONSTRAINT snapshots_run_id_round_key,
-                          ALTER COLUMN snapshot_id DROP IDENTITY;
-    UPDATE battles b SET player_snapshot_at = p.created_at, ghost_snapshot_at = g.created_at
-      FROM snapshots p, snapshots g
-     WHERE p.snapshot_id = b.player_snapshot_id AND g.snapshot_id = b.ghost_snapshot_id;
-    ALTER TABLE battles ALTER COLUMN player_snapshot_at SET NOT NULL,
-                        ALTER COLUMN ghost_snapshot_at SET NOT NULL;
-    ALTER TABLE snapshots RENAME TO snapshots_legacy;
-    ALTER TABLE battles RENAME TO battles_legacy;
-    -- Index names are per schema: the new tables' indexes take the old names.
-    ALTER INDEX snapshots_pairing_idx RENAME TO snapshots_legacy_pairing_idx;
-    ALTER INDEX battles_ghost_player_idx RENAME TO battles_legacy_ghost_player_idx;
-    ALTER INDEX battles_created_idx RENAME TO battles_legacy_created_idx;
-    ALTER TABLE snapshots_legacy ADD PRIMARY KEY (snapshot_id, created_at);
-    ALTER TABLE battles_legacy ADD PRIMARY KEY (battle_id, created_at);
-    EXECUTE format('CREATE SEQUENCE snapshots_snapshot_id_seq START %s', next_snapshot);
-    EXECUTE format('CREATE SEQUENCE battles_battle_id_seq START %s', next_battle);
-END $$;
+-- 66 days), and weeks keep them few; the pairing scans still read two weeks at most. A
+-- partitioned table's keys must hold its partition key, and PostgreSQL before 17 has no
+-- identity columns on one: ids come from sequences owned by their columns
+-- (pg_get_serial_sequence still finds them) and keys are (id, created_at).
+-- A database made before the partitioning (converted by migration 1) also has a partition
+-- `<table>_legacy` from MINVALUE to the end of the week of its conversion, holding its old
+-- rows; the constraints are named as its old ones were.
 
 -- Immutable warbands, one per (run, round). Bot ghosts are snapshots without a run.
-CREATE SEQUENCE IF NOT EXISTS snapshots_snapshot_id_seq;
-CREATE TABLE IF NOT EXISTS snapshots (
+CREATE SEQUENCE snapshots_snapshot_id_seq;
+CREATE TABLE snapshots (
     snapshot_id bigint NOT NULL DEFAULT nextval('snapshots_snapshot_id_seq'),
     run_id      uuid CONSTRAINT snapshots_run_id_fkey REFERENCES runs (run_id),
     player_id   uuid CONSTRAINT snapshots_player_id_fkey REFERENCES players (player_id),
@@ -101,9 +205,9 @@ ALTER SEQUENCE snapshots_snapshot_id_seq OWNED BY snapshots.snapshot_id;
 
 -- Pairing walks this index up and down from the player's rating (pairing_candidates below);
 -- the included columns let it filter by age and owner without touching the table.
-CREATE INDEX IF NOT EXISTS snapshots_pairing_idx ON snapshots (ruleset, round, rating, snapshot_id)
+CREATE INDEX snapshots_pairing_idx ON snapshots (ruleset, round, rating, snapshot_id)
     INCLUDE (created_at, player_id) WHERE NOT is_bot;
-CREATE INDEX IF NOT EXISTS snapshots_run_round_idx ON snapshots (run_id, round);
+CREATE INDEX snapshots_run_round_idx ON snapshots (run_id, round);
 
 -- The pairing query (store/snapshots.py `nearest`): two range scans of snapshots_pairing_idx,
 -- one upward and one downward from the rating, each stopping after `p_limit` eligible rows, so
@@ -114,19 +218,10 @@ CREATE INDEX IF NOT EXISTS snapshots_run_round_idx ON snapshots (run_id, round);
 -- plan: a custom plan, which PostgreSQL prefers here, is planned at every call over all the
 -- partitions kept, and costs more than the query (1.5 ms against 0.4 ms with two months).
 -- Its answer names each candidate by its key (id and creation time), so that the battle
--- fought against it can reference it without a look-up across partitions. A database made
--- before the creation time was in the answer has the older function, which is replaced.
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pairing_candidates'
-                AND pg_get_function_result(oid) NOT LIKE '%snapshot_at%') THEN
-        DROP FUNCTION pairing_candidates(text, integer, integer, uuid[], double precision,
-                                         integer);
-    END IF;
-END $$;
-CREATE OR REPLACE FUNCTION pairing_candidates(p_ruleset text, p_round integer, p_rating integer,
-                                              p_exclude uuid[], p_ttl double precision,
-                                              p_limit integer)
+-- fought against it can reference it without a look-up across partitions.
+CREATE FUNCTION pairing_candidates(p_ruleset text, p_round integer, p_rating integer,
+                                   p_exclude uuid[], p_ttl double precision,
+                                   p_limit integer)
 RETURNS TABLE (snapshot_id bigint, snapshot_at timestamptz, player_id uuid, rating integer,
                warband text)
 LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
@@ -160,8 +255,8 @@ END $$;
 -- partition each, and a partition that kept battles refer to cannot be detached. Snapshots
 -- are never re-dated by the service; when someone does (an operator, a test ageing the pool),
 -- the battles follow.
-CREATE SEQUENCE IF NOT EXISTS battles_battle_id_seq;
-CREATE TABLE IF NOT EXISTS battles (
+CREATE SEQUENCE battles_battle_id_seq;
+CREATE TABLE battles (
     battle_id          bigint NOT NULL DEFAULT nextval('battles_battle_id_seq'),
     run_id             uuid NOT NULL CONSTRAINT battles_run_id_fkey REFERENCES runs (run_id),
     round              integer NOT NULL,
@@ -187,6 +282,9 @@ CREATE TABLE IF NOT EXISTS battles (
     status_after       text NOT NULL,
     rating_pending     double precision NOT NULL,
     created_at         timestamptz NOT NULL DEFAULT now(),
+    -- Why a battle against a player's ghost moved no rating: 'new_account' or 'rated_recently';
+    -- NULL when it did (a bot's battle, ghost_player_id NULL, never does).
+    unrated            text,
     PRIMARY KEY (battle_id, created_at),
     CONSTRAINT battles_player_snapshot_fkey FOREIGN KEY (player_snapshot_id, player_snapshot_at)
         REFERENCES snapshots (snapshot_id, created_at) ON UPDATE CASCADE,
@@ -195,44 +293,9 @@ CREATE TABLE IF NOT EXISTS battles (
 ) PARTITION BY RANGE (created_at);
 ALTER SEQUENCE battles_battle_id_seq OWNED BY battles.battle_id;
 
-CREATE INDEX IF NOT EXISTS battles_run_round_idx ON battles (run_id, round);
-CREATE INDEX IF NOT EXISTS battles_ghost_player_idx ON battles (ghost_player_id);
-CREATE INDEX IF NOT EXISTS battles_created_idx ON battles (created_at);
-
--- The old tables join as one partition each, up to the end of the week of the conversion; the
--- weekly partitions begin there. Their indexes that match the new ones are taken as they are.
-DO $$
-DECLARE
-    boundary timestamptz := (date_trunc('week', now() AT TIME ZONE 'UTC') + interval '7 days')
-                            AT TIME ZONE 'UTC';
-BEGIN
-    IF to_regclass('snapshots_legacy') IS NULL
-       OR (SELECT relispartition FROM pg_class WHERE oid = to_regclass('snapshots_legacy')) THEN
-        RETURN;
-    END IF;
-    EXECUTE format('ALTER TABLE snapshots ATTACH PARTITION snapshots_legacy'
-                   ' FOR VALUES FROM (MINVALUE) TO (%L)', boundary);
-    EXECUTE format('ALTER TABLE battles ATTACH PARTITION battles_legacy'
-                   ' FOR VALUES FROM (MINVALUE) TO (%L)', boundary);
-END $$;
-
--- The players of the ghosts a run has fought, kept on the run (the end-turn statement appends
--- them) so that an end-turn reads them with the run, without a plan over the battles'
--- partitions, which locks every one of them at each execution. A database made before has them
--- in its battles only: the runs still being played get them once, when the column is added.
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM information_schema.columns
-                WHERE table_schema = current_schema() AND table_name = 'runs'
-                  AND column_name = 'met') THEN
-        RETURN;
-    END IF;
-    ALTER TABLE runs ADD COLUMN met uuid[] NOT NULL DEFAULT '{}';
-    UPDATE runs r SET met = ARRAY(SELECT b.ghost_player_id FROM battles b
-                                   WHERE b.run_id = r.run_id AND b.ghost_player_id IS NOT NULL
-                                   ORDER BY b.round)
-     WHERE r.status = 'shopping';
-END $$;
+CREATE INDEX battles_run_round_idx ON battles (run_id, round);
+CREATE INDEX battles_ghost_player_idx ON battles (ghost_player_id);
+CREATE INDEX battles_created_idx ON battles (created_at);
 
 -- One battle, and one snapshot, per (run, round). Without a global unique index, a unique key
 -- on a partitioned table must hold created_at, and two attempts at one turn are two
@@ -240,7 +303,7 @@ END $$;
 -- takes its run's row lock (an end-turn already holds it) and looks for the round's row in the
 -- partitions since the run began; under the lock no concurrent insert can slip past the look.
 -- (The table is the trigger's argument: TG_TABLE_NAME names the partition.)
-CREATE OR REPLACE FUNCTION once_per_round() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION once_per_round() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     began timestamptz;
     taken boolean;
@@ -261,18 +324,19 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
-CREATE OR REPLACE TRIGGER snapshots_once_per_round BEFORE INSERT ON snapshots
+CREATE TRIGGER snapshots_once_per_round BEFORE INSERT ON snapshots
     FOR EACH ROW WHEN (NEW.run_id IS NOT NULL) EXECUTE FUNCTION once_per_round('snapshots');
-CREATE OR REPLACE TRIGGER battles_once_per_round BEFORE INSERT ON battles
+CREATE TRIGGER battles_once_per_round BEFORE INSERT ON battles
     FOR EACH ROW EXECUTE FUNCTION once_per_round('battles');
 
--- Weekly partitions, named after their Monday, from `weeks_back` weeks before this one (UTC)
--- to `weeks_ahead` after; made here at every start-up and each hour by a task of the service
+-- Weekly partitions, named after their Monday (`snapshots_p20260105`), from `weeks_back` weeks
+-- before this one (UTC) to `weeks_ahead` after; made each hour by a task of the service
 -- (store/partitions.py), so that an insert finds its week's partition. A week is skipped when
--- the legacy partition covers it or the default partition (the safety net for rows outside
--- every week made) already holds rows of it: those rows stay where they are, readable.
-CREATE OR REPLACE FUNCTION ensure_partitions(weeks_ahead integer DEFAULT 2,
-                                             weeks_back integer DEFAULT 0)
+-- a partition covers it already (a converted database's legacy one) or the default partition
+-- (the safety net for rows outside every week made) already holds rows of it: those rows stay
+-- where they are, readable.
+CREATE FUNCTION ensure_partitions(weeks_ahead integer DEFAULT 2,
+                                  weeks_back integer DEFAULT 0)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     monday date := date_trunc('week', now() AT TIME ZONE 'UTC')::date;
@@ -301,14 +365,15 @@ BEGIN
     RETURN made;
 END $$;
 
-CREATE TABLE IF NOT EXISTS snapshots_default PARTITION OF snapshots DEFAULT;
-CREATE TABLE IF NOT EXISTS battles_default PARTITION OF battles DEFAULT;
+CREATE TABLE snapshots_default PARTITION OF snapshots DEFAULT;
+CREATE TABLE battles_default PARTITION OF battles DEFAULT;
+-- A new database has this week's partitions and the next two's, as the migrations leave it.
 SELECT ensure_partitions();
 
 -- Matchmaking figures for operators, rolled up per hour as end-turns happen, so the ops API
 -- reads a few hundred small rows instead of scanning snapshots or battles. Rows are sharded
 -- (by run) so that concurrent end-turns of one round do not queue on one row's lock.
-CREATE TABLE IF NOT EXISTS pool_counts (
+CREATE TABLE pool_counts (
     ruleset   text NOT NULL,
     round     integer NOT NULL,
     hour      timestamptz NOT NULL,
@@ -316,8 +381,12 @@ CREATE TABLE IF NOT EXISTS pool_counts (
     snapshots bigint NOT NULL,
     PRIMARY KEY (ruleset, round, hour, shard)
 );
+-- The pool depth reads the hours of the snapshots' time-to-live; without this index a plan
+-- without skip scans (a generic one, or PostgreSQL before 18) reads every hour ever counted.
+-- The end-turn's upsert changes only `snapshots`, which no index holds: it can stay HOT.
+CREATE INDEX pool_counts_hour_idx ON pool_counts (ruleset, hour);
 
-CREATE TABLE IF NOT EXISTS pairing_stats (
+CREATE TABLE pairing_stats (
     hour        timestamptz NOT NULL,
     round       integer NOT NULL,
     rung        text NOT NULL,
@@ -328,8 +397,21 @@ CREATE TABLE IF NOT EXISTS pairing_stats (
     PRIMARY KEY (hour, round, rung, shard)
 );
 
+-- When each ghost owner last moved each player's rating. Rows older than
+-- RATED_GHOST_REPEAT_SECONDS decide nothing and are swept with the idle runs.
+CREATE TABLE rated_pairs (
+    player_id uuid NOT NULL,
+    owner_id  uuid NOT NULL,
+    rated_at  timestamptz NOT NULL,
+    PRIMARY KEY (player_id, owner_id)
+);
+CREATE INDEX rated_pairs_rated_idx ON rated_pairs (rated_at);
+
+-- Requests --------------------------------------------------------------------------------------
+
 -- Stored answers of retried writes (Idempotency-Key): the same key and body give the same answer.
-CREATE TABLE IF NOT EXISTS idempotency_keys (
+-- The answer's status is the endpoint's own.
+CREATE TABLE idempotency_keys (
     player_id    uuid NOT NULL REFERENCES players (player_id),
     key          text NOT NULL,
     request_hash bytea NOT NULL,
@@ -337,47 +419,73 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     created_at   timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (player_id, key)
 );
--- The answer's status is the endpoint's own; databases made before kept it in a column.
--- Looked up first, so that a start-up does not lock the table when there is nothing to drop.
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM information_schema.columns
-               WHERE table_name = 'idempotency_keys' AND column_name = 'status') THEN
-        ALTER TABLE idempotency_keys DROP COLUMN status;
-    END IF;
-END $$;
+-- For the retention sweep of old keys.
+CREATE INDEX idempotency_keys_created_idx ON idempotency_keys (created_at);
 
--- Matches
+-- Rate limits shared by every process and instance (service/store/limits.py): one token bucket
+-- per (kind, key), e.g. ('registrations_per_day', an address) or ('requests', a player id).
+-- UNLOGGED: no WAL, so a take costs no fsync and waits for no synchronous replica; after a
+-- crash or a failover the table is empty, and every bucket starts full again. Room is left
+-- in each page so that the constant updates stay HOT. Full buckets are swept by every instance.
+CREATE UNLOGGED TABLE rate_buckets (
+    kind       text NOT NULL,
+    key        text NOT NULL,
+    tokens     double precision NOT NULL,
+    rate       double precision NOT NULL,
+    burst      double precision NOT NULL,
+    granted    boolean NOT NULL,
+    updated_at timestamptz NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITH (fillfactor = 70);
+
+-- Matches ---------------------------------------------------------------------------------------
+
 -- A match is its seed plus an append-only action log; `state` caches the game's dump_state.
 -- `version` counts the actions applied; `due_at` is when the server must act on its own
 -- (a turn timer ran out, or bots still have moves left over from a bounded transaction).
-CREATE TABLE IF NOT EXISTS matches (
-    match_id     uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    game         text NOT NULL,
-    ruleset      text NOT NULL,
-    seed         numeric(20, 0) NOT NULL CHECK (seed >= 0 AND seed < 18446744073709551616),
-    seats        integer NOT NULL CHECK (seats > 0),
-    options      jsonb NOT NULL,
-    status       text NOT NULL,
-    version      integer NOT NULL DEFAULT 0,
-    last_seq     bigint NOT NULL DEFAULT 0,
-    state        jsonb NOT NULL,
-    outcome      jsonb,
-    turn_seconds integer CHECK (turn_seconds > 0),
-    due_at       timestamptz,
-    created_by   uuid NOT NULL REFERENCES players (player_id),
-    created_at   timestamptz NOT NULL DEFAULT now(),
-    finished_at  timestamptz
+CREATE TABLE matches (
+    match_id        uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    game            text NOT NULL,
+    ruleset         text NOT NULL,
+    seed            numeric(20, 0) NOT NULL CHECK (seed >= 0 AND seed < 18446744073709551616),
+    seats           integer NOT NULL CHECK (seats > 0),
+    options         jsonb NOT NULL,
+    status          text NOT NULL
+                    CONSTRAINT matches_status_allowed
+                    CHECK (status IN ('waiting', 'active', 'finished', 'expired')),
+    version         integer NOT NULL DEFAULT 0,
+    last_seq        bigint NOT NULL DEFAULT 0,
+    state           jsonb NOT NULL,
+    outcome         jsonb,
+    turn_seconds    integer CHECK (turn_seconds > 0),
+    due_at          timestamptz,
+    -- NULL for a match an operator made (a lesson, a tournament, bots alone): it has no creator.
+    created_by      uuid REFERENCES players (player_id),
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    finished_at     timestamptz,
+    -- When a finished match's events were swept; its replay is then rebuilt from the action log.
+    events_swept_at timestamptz
 );
-
 -- Waiting matches are due too: when nobody filled them in time, they expire.
-DROP INDEX IF EXISTS matches_due_idx;
-CREATE INDEX IF NOT EXISTS matches_open_due_idx ON matches (due_at)
+CREATE INDEX matches_open_due_idx ON matches (due_at)
     WHERE status IN ('waiting', 'active');
-CREATE INDEX IF NOT EXISTS matches_created_idx ON matches (created_at DESC);
+CREATE INDEX matches_created_idx ON matches (created_at DESC);
+-- For the ops report and /metrics.
+CREATE INDEX matches_live_idx ON matches (game, status)
+    WHERE status IN ('waiting', 'active');
+-- The lobby's pages, each after a (time, match) cursor, newest first.
+CREATE INDEX matches_waiting_page_idx ON matches (created_at DESC, match_id DESC)
+    WHERE status = 'waiting';
+-- Ended matches whose events are still kept, oldest end first.
+CREATE INDEX matches_ended_idx ON matches (finished_at)
+    WHERE status IN ('finished', 'expired') AND events_swept_at IS NULL;
+-- The retention sweep's ended matches by status (store/matches.py _ENDED_BATCH): its status is a
+-- parameter, so a generic plan cannot use matches_ended_idx and read every match instead.
+CREATE INDEX matches_unswept_idx ON matches (status, finished_at, match_id)
+    WHERE events_swept_at IS NULL;
 
 -- One row per seat: a player, a bot, or (while waiting) nobody; a player holds one seat at most.
-CREATE TABLE IF NOT EXISTS match_seats (
+CREATE TABLE match_seats (
     match_id  uuid NOT NULL REFERENCES matches (match_id),
     seat      integer NOT NULL,
     player_id uuid REFERENCES players (player_id),
@@ -390,15 +498,39 @@ CREATE TABLE IF NOT EXISTS match_seats (
     guard     integer NOT NULL DEFAULT 0,
     -- The fingerprint of what the seat is asked now; NULL when it is asked nothing.
     prompt    text,
+    -- Whether the seat's match is still waiting or active. The seats a player holds in matches
+    -- not over (counted against the caps at every create, join and ticket, locked by a
+    -- deletion) are then read from a partial index as small as those caps, not from every
+    -- seat the player ever held. Kept by a trigger on the match's end, whatever statement
+    -- ends it.
+    live      boolean NOT NULL DEFAULT true,
     PRIMARY KEY (match_id, seat),
     UNIQUE (match_id, player_id),
     CHECK (NOT (bot AND player_id IS NOT NULL))
 );
+CREATE INDEX match_seats_player_idx ON match_seats (player_id);
+-- A player's own list of matches, a page after a (time, match) cursor, newest first.
+CREATE INDEX match_seats_player_page_idx
+    ON match_seats (player_id, joined_at DESC, match_id DESC) WHERE player_id IS NOT NULL;
+-- The seats still free, which the ops figures count per game: without this index the count
+-- reads every bot's seat (player_id is NULL there too) of every match ever played.
+CREATE INDEX match_seats_free_idx ON match_seats (match_id)
+    WHERE player_id IS NULL AND NOT bot;
+CREATE INDEX match_seats_live_idx ON match_seats (player_id)
+    WHERE live AND player_id IS NOT NULL;
 
-CREATE INDEX IF NOT EXISTS match_seats_player_idx ON match_seats (player_id);
+CREATE FUNCTION match_seats_follow_end() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE match_seats SET live = false WHERE match_id = NEW.match_id AND live;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER matches_end_seats AFTER UPDATE OF status ON matches
+    FOR EACH ROW
+    WHEN (OLD.status IN ('waiting', 'active') AND NEW.status NOT IN ('waiting', 'active'))
+    EXECUTE FUNCTION match_seats_follow_end();
 
 -- The action log: action number `version` took the match from version - 1 to version.
-CREATE TABLE IF NOT EXISTS match_actions (
+CREATE TABLE match_actions (
     match_id   uuid NOT NULL REFERENCES matches (match_id),
     version    integer NOT NULL,
     seat       integer NOT NULL,
@@ -407,29 +539,15 @@ CREATE TABLE IF NOT EXISTS match_actions (
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (match_id, version)
 );
-
--- Databases made before these columns and values existed get them here.
-ALTER TABLE match_seats ADD COLUMN IF NOT EXISTS loadout jsonb;
-ALTER TABLE match_seats ADD COLUMN IF NOT EXISTS guard integer NOT NULL DEFAULT 0;
-ALTER TABLE match_seats ADD COLUMN IF NOT EXISTS prompt text;
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'matches_status_allowed') THEN
-        ALTER TABLE matches DROP CONSTRAINT IF EXISTS matches_status_check;
-        ALTER TABLE matches ADD CONSTRAINT matches_status_allowed
-            CHECK (status IN ('waiting', 'active', 'finished', 'expired'));
-    END IF;
-    -- NOT VALID: the rows already there passed the narrower check this one replaces.
-    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'match_actions_source_known') THEN
-        ALTER TABLE match_actions DROP CONSTRAINT IF EXISTS match_actions_source_check;
-        ALTER TABLE match_actions DROP CONSTRAINT IF EXISTS match_actions_source_allowed;
-        ALTER TABLE match_actions ADD CONSTRAINT match_actions_source_known
-            CHECK (source IN ('player', 'bot', 'timeout', 'resign', 'preference')) NOT VALID;
-    END IF;
-END $$;
+-- NOT VALID: the rows already there passed the narrower check this one replaced; a new
+-- database has it NOT VALID as well.
+ALTER TABLE match_actions ADD CONSTRAINT match_actions_source_known
+    CHECK (source IN ('player', 'bot', 'timeout', 'resign', 'preference')) NOT VALID;
+-- For the ops report and /metrics.
+CREATE INDEX match_actions_created_idx ON match_actions (created_at);
 
 -- What happened, numbered per match; `visible_to` NULL is public, else only those seats see it.
-CREATE TABLE IF NOT EXISTS match_events (
+CREATE TABLE match_events (
     match_id   uuid NOT NULL REFERENCES matches (match_id),
     seq        bigint NOT NULL,
     version    integer NOT NULL,
@@ -440,167 +558,13 @@ CREATE TABLE IF NOT EXISTS match_events (
     PRIMARY KEY (match_id, seq)
 );
 
--- Ops: what the matchmaking report and /metrics read, kept cheap as the tables grow.
-CREATE INDEX IF NOT EXISTS runs_active_idx ON runs (ruleset) WHERE status = 'shopping';
-DROP INDEX IF EXISTS matches_open_idx;
-CREATE INDEX IF NOT EXISTS matches_live_idx ON matches (game, status)
-    WHERE status IN ('waiting', 'active');
-CREATE INDEX IF NOT EXISTS match_actions_created_idx ON match_actions (created_at);
-
--- Growth and retention: operator matches, the lobby's pages, and the sweeps of old rows.
--- A match an operator made (a lesson, a tournament, bots alone) has no creator. Looked up
--- first, so that a start-up does not lock the table when the column already allows it.
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM information_schema.columns
-               WHERE table_name = 'matches' AND column_name = 'created_by'
-                 AND is_nullable = 'NO') THEN
-        ALTER TABLE matches ALTER COLUMN created_by DROP NOT NULL;
-    END IF;
-END $$;
--- When a finished match's events were swept; its replay is then rebuilt from the action log.
-ALTER TABLE matches ADD COLUMN IF NOT EXISTS events_swept_at timestamptz;
--- The lobby and a player's own list, each a page after a (time, match) cursor, newest first.
-CREATE INDEX IF NOT EXISTS matches_waiting_page_idx ON matches (created_at DESC, match_id DESC)
-    WHERE status = 'waiting';
-CREATE INDEX IF NOT EXISTS match_seats_player_page_idx
-    ON match_seats (player_id, joined_at DESC, match_id DESC) WHERE player_id IS NOT NULL;
--- Ended matches whose events are still kept, oldest end first.
-CREATE INDEX IF NOT EXISTS matches_ended_idx ON matches (finished_at)
-    WHERE status IN ('finished', 'expired') AND events_swept_at IS NULL;
-CREATE INDEX IF NOT EXISTS idempotency_keys_created_idx ON idempotency_keys (created_at);
-
--- Runs and rating: a run left idle ends 'abandoned' (docs/rules/cryptids.md#abandoned-runs),
--- and only an established owner's ghost moves a rating, once a day per player at most
--- (docs/rules/cryptids.md#rated-ghosts). The idle sweep reads the open runs through
--- runs_active_idx: an index on updated_at would make every shop move a non-HOT update.
--- The named constraint replaces the table's first CHECK; the rows it held already satisfy it.
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'runs_status_allowed') THEN
-        ALTER TABLE runs DROP CONSTRAINT IF EXISTS runs_status_check;
-        ALTER TABLE runs ADD CONSTRAINT runs_status_allowed
-            CHECK (status IN ('shopping', 'won', 'lost', 'abandoned')) NOT VALID;
-    END IF;
-END $$;
--- A player's open runs, counted at every start (MAX_OPEN_RUNS): a run leaves the index when it
--- ends, an update that is not HOT already, since status is in runs_active_idx's predicate.
-CREATE INDEX IF NOT EXISTS runs_open_idx ON runs (player_id, created_at) WHERE status = 'shopping';
--- Why a battle against a player's ghost moved no rating: 'new_account' or 'rated_recently';
--- NULL when it did (a bot's battle, ghost_player_id NULL, never does). Looked up first, so
--- that a start-up does not lock every partition when the column is there.
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
-                    WHERE table_schema = current_schema() AND table_name = 'battles'
-                      AND column_name = 'unrated') THEN
-        ALTER TABLE battles ADD COLUMN unrated text;
-    END IF;
-END $$;
--- When each ghost owner last moved each player's rating. Rows older than
--- RATED_GHOST_REPEAT_SECONDS decide nothing and are swept with the idle runs.
-CREATE TABLE IF NOT EXISTS rated_pairs (
-    player_id uuid NOT NULL,
-    owner_id  uuid NOT NULL,
-    rated_at  timestamptz NOT NULL,
-    PRIMARY KEY (player_id, owner_id)
-);
-CREATE INDEX IF NOT EXISTS rated_pairs_rated_idx ON rated_pairs (rated_at);
--- Rate limits shared by every process and instance (service/store/limits.py): one token bucket
--- per (kind, key), e.g. ('registrations_per_day', an address) or ('requests', a player id).
--- UNLOGGED: no WAL, so a take costs no fsync and waits for no synchronous replica; after a
--- crash or a failover the table is empty, and every bucket starts full again. Room is left
--- in each page so that the constant updates stay HOT. Full buckets are swept by every instance.
-CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets (
-    kind       text NOT NULL,
-    key        text NOT NULL,
-    tokens     double precision NOT NULL,
-    rate       double precision NOT NULL,
-    burst      double precision NOT NULL,
-    granted    boolean NOT NULL,
-    updated_at timestamptz NOT NULL,
-    PRIMARY KEY (kind, key)
-) WITH (fillfactor = 70);
-
--- Leaderboard ranks: how many players hold each rating, kept by the triggers below in the
--- transaction of every change to players, so that a rank (1 + the players rated strictly
--- higher) is a sum over a few thousand of these rows instead of a count over the players.
--- Rows are sharded by player (the id's last byte) so that new players, who all start at the
--- same rating, do not queue on one row's lock.
-CREATE TABLE IF NOT EXISTS rating_counts (
-    rating  integer NOT NULL,
-    shard   smallint NOT NULL,
-    players integer NOT NULL,
-    PRIMARY KEY (rating, shard)
-);
-
-CREATE OR REPLACE FUNCTION rating_shard(player_id uuid) RETURNS smallint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT (get_byte(uuid_send(player_id), 15) % 8)::smallint
-$$;
-
--- One upsert per statement, whatever the number of rows it changed (a bulk load counts in
--- one go), taking its rows' locks in key order, so that two statements never wait on each
--- other in a cycle. An update that leaves every rating as it was writes nothing. A deleted
--- player is not counted: the update that sets its `deleted_at` takes it out.
-CREATE OR REPLACE FUNCTION count_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        INSERT INTO rating_counts AS c (rating, shard, players)
-        SELECT rating, rating_shard(player_id), count(*) FROM new_rows
-         WHERE deleted_at IS NULL
-         GROUP BY 1, 2 ORDER BY 1, 2
-        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
-    ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO rating_counts AS c (rating, shard, players)
-        SELECT rating, rating_shard(player_id), -count(*) FROM old_rows
-         WHERE deleted_at IS NULL
-         GROUP BY 1, 2 ORDER BY 1, 2
-        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
-    ELSE
-        INSERT INTO rating_counts AS c (rating, shard, players)
-        SELECT rating, rating_shard(player_id), sum(delta)
-          FROM (SELECT rating, player_id, -1 AS delta FROM old_rows WHERE deleted_at IS NULL
-                UNION ALL
-                SELECT rating, player_id, 1 FROM new_rows WHERE deleted_at IS NULL) AS moved
-         GROUP BY 1, 2 HAVING sum(delta) <> 0 ORDER BY 1, 2
-        ON CONFLICT (rating, shard) DO UPDATE SET players = c.players + excluded.players;
-    END IF;
-    RETURN NULL;
-END $$;
-
--- A database made before gets its counts once, with the triggers, while no player can be
--- added or re-rated in between. A new database gets here before `deleted_at` is added (at the
--- end of this file), so the fill reads it through to_jsonb, where a missing column is null.
-DO $$
-BEGIN
-    IF (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'players'::regclass
-         AND tgname IN ('players_rating_counts_insert', 'players_rating_counts_update',
-                        'players_rating_counts_delete')) = 3 THEN
-        RETURN;
-    END IF;
-    LOCK TABLE players IN SHARE ROW EXCLUSIVE MODE;
-    DELETE FROM rating_counts;
-    INSERT INTO rating_counts (rating, shard, players)
-    SELECT rating, rating_shard(player_id), count(*) FROM players p
-     WHERE to_jsonb(p) ->> 'deleted_at' IS NULL
-     GROUP BY 1, 2;
-    CREATE OR REPLACE TRIGGER players_rating_counts_insert AFTER INSERT ON players
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
-    CREATE OR REPLACE TRIGGER players_rating_counts_update AFTER UPDATE ON players
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
-    CREATE OR REPLACE TRIGGER players_rating_counts_delete AFTER DELETE ON players
-        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_ratings();
-END $$;
-
 -- Match figures for operators, rolled up per hour as actions are stored, so that the ops API
 -- reads a few hundred rows instead of a day of match_actions joined to matches. A row counts
 -- the actions of one game in one hour whose turn (the time since the match's action before)
 -- fell in one bucket of match_turn_bounds() (service/store/stats.py TURN_BOUNDS; bucket 0: a
 -- match's first action, which has no turn). Rows are sharded by match so that concurrent
 -- matches do not queue on one row's lock.
-CREATE TABLE IF NOT EXISTS match_stats (
+CREATE TABLE match_stats (
     hour     timestamptz NOT NULL,
     game     text NOT NULL,
     bucket   smallint NOT NULL,
@@ -610,14 +574,14 @@ CREATE TABLE IF NOT EXISTS match_stats (
     PRIMARY KEY (hour, game, bucket, shard)
 );
 
-CREATE OR REPLACE FUNCTION match_turn_bounds() RETURNS double precision[]
+CREATE FUNCTION match_turn_bounds() RETURNS double precision[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT '{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600}'::double precision[]
 $$;
 
 -- The bucket of a turn of `seconds`: bucket i (from 1) holds the turns from bound i - 1 (0 for
 -- the first) up to bound i, the last one those past every bound; 0 when there is no turn.
-CREATE OR REPLACE FUNCTION match_turn_bucket(seconds double precision) RETURNS smallint
+CREATE FUNCTION match_turn_bucket(seconds double precision) RETURNS smallint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT coalesce(1 + width_bucket(seconds, match_turn_bounds()), 0)::smallint
 $$;
@@ -625,7 +589,7 @@ $$;
 -- One upsert per statement that stores actions (a move and the bots' replies come together);
 -- a turn is measured from the action before, in the same statement or else in the table (one
 -- key read).
-CREATE OR REPLACE FUNCTION count_match_actions() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION count_match_actions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO match_stats AS s (hour, game, bucket, shard, actions, timeouts)
     SELECT date_trunc('hour', a.created_at), m.game, match_turn_bucket(a.turn),
@@ -644,233 +608,101 @@ BEGIN
         SET actions = s.actions + excluded.actions, timeouts = s.timeouts + excluded.timeouts;
     RETURN NULL;
 END $$;
-
--- A database made before gets the last day's figures once, with the trigger, while no action
--- can be stored in between (the ops API reads a day at most).
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'match_actions'::regclass
-                AND tgname = 'match_actions_stats') THEN
-        RETURN;
-    END IF;
-    LOCK TABLE match_actions IN SHARE ROW EXCLUSIVE MODE;
-    DELETE FROM match_stats;
-    INSERT INTO match_stats (hour, game, bucket, shard, actions, timeouts)
-    SELECT date_trunc('hour', a.created_at), m.game, match_turn_bucket(a.turn),
-           (get_byte(uuid_send(a.match_id), 15) % 8)::smallint,
-           count(*), count(*) FILTER (WHERE a.source = 'timeout')
-      FROM (SELECT n.match_id, n.source, n.created_at,
-                   extract(epoch FROM n.created_at - lag(n.created_at)
-                       OVER (PARTITION BY n.match_id ORDER BY n.version))::float8 AS turn
-              FROM match_actions n
-             WHERE n.created_at >= date_trunc('hour', now()) - interval '1 day') AS a
-      JOIN matches m USING (match_id)
-     GROUP BY 1, 2, 3, 4;
-    CREATE OR REPLACE TRIGGER match_actions_stats AFTER INSERT ON match_actions
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
-        EXECUTE FUNCTION count_match_actions();
-END $$;
-
--- The pool depth reads the hours of the snapshots' time-to-live; without this index a plan
--- without skip scans (a generic one, or PostgreSQL before 18) reads every hour ever counted.
--- The end-turn's upsert changes only `snapshots`, which no index holds: it can stay HOT.
-CREATE INDEX IF NOT EXISTS pool_counts_hour_idx ON pool_counts (ruleset, hour);
-
--- The seats still free, which the ops figures count per game: without this index the count
--- reads every bot's seat (player_id is NULL there too) of every match ever played.
-CREATE INDEX IF NOT EXISTS match_seats_free_idx ON match_seats (match_id)
-    WHERE player_id IS NULL AND NOT bot;
-
--- Lasting identity (docs/api.md#players-and-sessions). A player may sign in with device ids:
--- client-made secrets of which only a keyed hash is kept. Deleting a player keeps its row
--- (runs, ghosts and matches other players rely on point at it) but not its name.
--- Only a database made before these columns is altered: an ALTER locks the players away from
--- every request until the schema's transaction ends, at every start of every instance.
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM information_schema.columns
-                WHERE table_schema = current_schema() AND table_name = 'players'
-                  AND column_name = 'tokens_after') THEN
-        RETURN;
-    END IF;
-    ALTER TABLE players ALTER COLUMN name DROP NOT NULL;
-    -- Four digits shown after the name (`ana#4821`): two players of one name told apart.
-    ALTER TABLE players ADD COLUMN IF NOT EXISTS tag smallint NOT NULL
-        DEFAULT floor(random() * 10000)::smallint;
-    ALTER TABLE players ADD COLUMN IF NOT EXISTS deleted_at timestamptz;
-    -- Access tokens issued to the player before this are refused (sign-out everywhere).
-    ALTER TABLE players ADD COLUMN IF NOT EXISTS tokens_after timestamptz;
-END $$;
-CREATE INDEX IF NOT EXISTS players_tokens_after_idx ON players (tokens_after)
-    WHERE tokens_after IS NOT NULL;
-
-CREATE TABLE IF NOT EXISTS devices (
-    device_hash bytea PRIMARY KEY,
-    player_id   uuid NOT NULL REFERENCES players (player_id),
-    created_at  timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX IF NOT EXISTS devices_player_idx ON devices (player_id);
-
--- A session is what one sign-in started: every access token names it (`sid`), and its refresh
--- tokens follow one another, each used once. Revoking it refuses them all.
-CREATE TABLE IF NOT EXISTS sessions (
-    session_id uuid PRIMARY KEY,
-    player_id  uuid NOT NULL REFERENCES players (player_id),
-    created_at timestamptz NOT NULL DEFAULT now(),
-    revoked_at timestamptz
-);
-CREATE INDEX IF NOT EXISTS sessions_player_idx ON sessions (player_id);
-CREATE INDEX IF NOT EXISTS sessions_revoked_idx ON sessions (revoked_at)
-    WHERE revoked_at IS NOT NULL;
-
--- Refresh tokens by their SHA-256 (they are 256 random bits, so no key is needed): the one a
--- use replaced is kept, used, so that presenting it again is seen as the reuse it is.
-CREATE TABLE IF NOT EXISTS refresh_tokens (
-    token_hash bytea PRIMARY KEY,
-    session_id uuid NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
-    issued_at  timestamptz NOT NULL DEFAULT now(),
-    expires_at timestamptz NOT NULL,
-    used_at    timestamptz,
-    -- The token issued in its place when it was used.
-    successor  bytea
-);
-CREATE INDEX IF NOT EXISTS refresh_tokens_session_idx ON refresh_tokens (session_id);
-
--- Ratings of the turn-based games (docs/api.md#ratings-per-game-and-season): one row per
--- player, game and season, written in the transaction that stores the match's end. A season
--- is a named period; the current one is the latest started. `ordinal` (mu - 3 sigma) is the
--- rating shown and the leaderboard's order.
-CREATE TABLE IF NOT EXISTS seasons (
-    name       text PRIMARY KEY,
-    started_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX IF NOT EXISTS seasons_started_idx ON seasons (started_at DESC, name DESC);
-
-CREATE TABLE IF NOT EXISTS game_ratings (
-    player_id  uuid NOT NULL REFERENCES players (player_id),
-    game       text NOT NULL,
-    season     text NOT NULL REFERENCES seasons (name),
-    mu         float8 NOT NULL,
-    sigma      float8 NOT NULL,
-    ordinal    float8 GENERATED ALWAYS AS (mu - 3 * sigma) STORED,
-    matches    integer NOT NULL DEFAULT 0,
-    updated_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (game, season, player_id)
-);
--- The boards' index, game_ratings_leaderboard_idx, is made near the end, with its counts.
-CREATE INDEX IF NOT EXISTS game_ratings_player_idx ON game_ratings (player_id, season);
+CREATE TRIGGER match_actions_stats AFTER INSERT ON match_actions
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION count_match_actions();
 
 -- The matchmaking queue (docs/api.md#play-now-the-matchmaking-queue): a ticket waits, searching,
 -- until the matcher seats its player in a match (matched) or the player cancels it. Options and
 -- loadout are kept as the rules normalised them, so equal requests land in one bucket. `rating`
 -- is the player's rating for the game when the ticket was queued, which the matcher compares.
-CREATE TABLE IF NOT EXISTS match_tickets (
-    ticket_id  uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    player_id  uuid NOT NULL REFERENCES players (player_id),
-    game       text NOT NULL,
-    ruleset    text NOT NULL,
-    seats      integer NOT NULL,
-    options    jsonb NOT NULL,
-    loadout    jsonb NOT NULL,
-    rating     float8 NOT NULL,
-    status     text NOT NULL DEFAULT 'searching'
-               CHECK (status IN ('searching', 'matched', 'cancelled')),
-    match_id   uuid REFERENCES matches (match_id),
-    seat       integer,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    matched_at timestamptz
+CREATE TABLE match_tickets (
+    ticket_id    uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    player_id    uuid NOT NULL REFERENCES players (player_id),
+    game         text NOT NULL,
+    ruleset      text NOT NULL,
+    seats        integer NOT NULL,
+    options      jsonb NOT NULL,
+    loadout      jsonb NOT NULL,
+    rating       float8 NOT NULL,
+    status       text NOT NULL DEFAULT 'searching'
+                 CHECK (status IN ('searching', 'matched', 'cancelled')),
+    match_id     uuid REFERENCES matches (match_id),
+    seat         integer,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    matched_at   timestamptz,
+    -- When the player cancelled the ticket; the queue's health reads the last hour's.
+    cancelled_at timestamptz
 );
 -- One searching ticket per player and game.
-CREATE UNIQUE INDEX IF NOT EXISTS match_tickets_searching_idx ON match_tickets (player_id, game)
+CREATE UNIQUE INDEX match_tickets_searching_idx ON match_tickets (player_id, game)
     WHERE status = 'searching';
 -- What the matcher claims: one bucket's searching tickets, oldest first.
-CREATE INDEX IF NOT EXISTS match_tickets_queue_idx
+CREATE INDEX match_tickets_queue_idx
     ON match_tickets (game, ruleset, seats, created_at) WHERE status = 'searching';
 -- The queue's health (docs/operations.md#matchmaking-health) reads the last hour's ended tickets.
--- (Altered only where missing: the matcher reads this table on every instance all the time.)
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
-                    WHERE table_schema = current_schema() AND table_name = 'match_tickets'
-                      AND column_name = 'cancelled_at') THEN
-        ALTER TABLE match_tickets ADD COLUMN cancelled_at timestamptz;
-    END IF;
-END $$;
-CREATE INDEX IF NOT EXISTS match_tickets_matched_idx ON match_tickets (matched_at)
+CREATE INDEX match_tickets_matched_idx ON match_tickets (matched_at)
     WHERE status = 'matched';
-CREATE INDEX IF NOT EXISTS match_tickets_cancelled_idx ON match_tickets (cancelled_at)
+CREATE INDEX match_tickets_cancelled_idx ON match_tickets (cancelled_at)
     WHERE status = 'cancelled';
--- A player's tickets matched lately: what a match socket announces (docs/api.md#the-websocket).
-CREATE INDEX IF NOT EXISTS match_tickets_player_matched_idx ON match_tickets (player_id, matched_at)
+-- A player's tickets matched lately: what a match socket announces
+-- (docs/api.md#play-now-the-matchmaking-queue).
+CREATE INDEX match_tickets_player_matched_idx ON match_tickets (player_id, matched_at)
     WHERE status = 'matched';
--- When each device last signed its player in, shown in the player's device list
--- (docs/api.md#players-and-sessions); NULL until it does. Added only where missing: an ALTER
--- locks the devices away from every sign-in until the schema's transaction ends.
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
-                    WHERE table_schema = current_schema() AND table_name = 'devices'
-                      AND column_name = 'last_used_at') THEN
-        ALTER TABLE devices ADD COLUMN last_used_at timestamptz;
-    END IF;
-END $$;
--- A player's devices in the order they are listed, read MAX_DEVICES at most (an account linked
--- past it before the limit existed is read no further).
-CREATE INDEX IF NOT EXISTS devices_player_linked_idx ON devices (player_id, created_at);
--- A player's live sessions, oldest first: those a sign-in past MAX_SESSIONS revokes, and those
--- a sign-out everywhere revokes, found without reading the revoked ones a player piles up.
-CREATE INDEX IF NOT EXISTS sessions_live_idx ON sessions (player_id, created_at)
-    WHERE revoked_at IS NULL;
--- The leaderboards hold live players only: each board's walks read a partial index that a
--- deleted player leaves, instead of stepping over its entry one by one. The autobattler's is
--- made here, where `deleted_at` exists, and replaces players_rating_idx.
-CREATE INDEX IF NOT EXISTS players_leaderboard_idx ON players (rating DESC, player_id)
-    WHERE deleted_at IS NULL;
-DROP INDEX IF EXISTS players_rating_idx;
 
--- A rating of a deleted player is flagged `player_deleted`, so that the per-game boards' index
--- and counts leave it out. The triggers below keep the flag in step with the player's
--- `deleted_at`, whatever writes either (the deletion writes only its player's row): a rating
--- made is flagged as its player is, and a player's deletion flags its ratings. A database made
--- before gets the column, the flags of the players it deleted already and the triggers once,
--- while no player can be deleted in between.
-CREATE OR REPLACE FUNCTION game_ratings_follow_deletion() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Ratings per game ------------------------------------------------------------------------------
+
+-- Ratings of the turn-based games (docs/api.md#ratings-per-game-and-season): one row per
+-- player, game and season, written in the transaction that stores the match's end. A season
+-- is a named period; the current one is the latest started. `ordinal` (mu - 3 sigma) is the
+-- rating shown and the leaderboard's order.
+CREATE TABLE seasons (
+    name       text PRIMARY KEY,
+    started_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX seasons_started_idx ON seasons (started_at DESC, name DESC);
+
+CREATE TABLE game_ratings (
+    player_id      uuid NOT NULL REFERENCES players (player_id),
+    game           text NOT NULL,
+    season         text NOT NULL REFERENCES seasons (name),
+    mu             float8 NOT NULL,
+    sigma          float8 NOT NULL,
+    ordinal        float8 GENERATED ALWAYS AS (mu - 3 * sigma) STORED,
+    matches        integer NOT NULL DEFAULT 0,
+    updated_at     timestamptz NOT NULL DEFAULT now(),
+    -- Whether the rating's player is deleted, so that the per-game boards' index and counts
+    -- leave it out; kept in step with the player's `deleted_at` by the triggers below.
+    player_deleted boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (game, season, player_id)
+);
+CREATE INDEX game_ratings_player_idx ON game_ratings (player_id, season);
+-- A per-game board: a game and season's ratings with a match played, of live players, in
+-- ordinal order.
+CREATE INDEX game_ratings_leaderboard_idx
+    ON game_ratings (game, season, ordinal DESC, player_id)
+    WHERE matches > 0 AND NOT player_deleted;
+
+-- The flag follows the player's `deleted_at`, whatever writes either (the deletion writes only
+-- its player's row): a rating made is flagged as its player is, and a player's deletion flags
+-- its ratings.
+CREATE FUNCTION game_ratings_follow_deletion() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE game_ratings SET player_deleted = NEW.deleted_at IS NOT NULL
      WHERE player_id = NEW.player_id AND player_deleted <> (NEW.deleted_at IS NOT NULL);
     RETURN NULL;
 END $$;
-CREATE OR REPLACE FUNCTION game_ratings_born_flagged() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION game_ratings_born_flagged() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     NEW.player_deleted := EXISTS (SELECT 1 FROM players
                                    WHERE player_id = NEW.player_id AND deleted_at IS NOT NULL);
     RETURN NEW;
 END $$;
-
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'players'::regclass
-                AND tgname = 'players_game_ratings_deleted') THEN
-        RETURN;
-    END IF;
-    LOCK TABLE players IN SHARE ROW EXCLUSIVE MODE;
-    ALTER TABLE game_ratings ADD COLUMN IF NOT EXISTS player_deleted boolean NOT NULL
-        DEFAULT false;
-    UPDATE game_ratings g SET player_deleted = true FROM players p
-     WHERE p.player_id = g.player_id AND p.deleted_at IS NOT NULL;
-    CREATE OR REPLACE TRIGGER game_ratings_player_deleted BEFORE INSERT ON game_ratings
-        FOR EACH ROW EXECUTE FUNCTION game_ratings_born_flagged();
-    CREATE OR REPLACE TRIGGER players_game_ratings_deleted AFTER UPDATE OF deleted_at ON players
-        FOR EACH ROW WHEN ((OLD.deleted_at IS NULL) <> (NEW.deleted_at IS NULL))
-        EXECUTE FUNCTION game_ratings_follow_deletion();
-END $$;
-
--- A per-game board: a game and season's ratings with a match played, of live players, in
--- ordinal order; it replaces game_ratings_board_idx, which held every rating.
-CREATE INDEX IF NOT EXISTS game_ratings_leaderboard_idx
-    ON game_ratings (game, season, ordinal DESC, player_id)
-    WHERE matches > 0 AND NOT player_deleted;
-DROP INDEX IF EXISTS game_ratings_board_idx;
+CREATE TRIGGER game_ratings_player_deleted BEFORE INSERT ON game_ratings
+    FOR EACH ROW EXECUTE FUNCTION game_ratings_born_flagged();
+CREATE TRIGGER players_game_ratings_deleted AFTER UPDATE OF deleted_at ON players
+    FOR EACH ROW WHEN ((OLD.deleted_at IS NULL) <> (NEW.deleted_at IS NULL))
+    EXECUTE FUNCTION game_ratings_follow_deletion();
 
 -- Per-game board ranks: how many players of each board hold an ordinal, at three grains, each
 -- row keyed by where its bucket starts: whole units of ordinal (grain 0), 64ths of one (1), and
@@ -880,7 +712,7 @@ DROP INDEX IF EXISTS game_ratings_board_idx;
 -- floats, but players with the same results share one exactly (every first match's winner
 -- against a newcomer), so the last grain counts a tie as one row rather than reading it. Rows
 -- are sharded by player as rating_counts is, so that those winners do not queue on one row.
-CREATE TABLE IF NOT EXISTS game_rating_counts (
+CREATE TABLE game_rating_counts (
     game    text NOT NULL,
     season  text NOT NULL,
     grain   smallint NOT NULL,
@@ -891,12 +723,12 @@ CREATE TABLE IF NOT EXISTS game_rating_counts (
 );
 
 -- Where the bucket of `grain` that holds `ordinal` starts, and where it ends (excluded).
-CREATE OR REPLACE FUNCTION game_rating_bucket(grain integer, ordinal float8) RETURNS float8
+CREATE FUNCTION game_rating_bucket(grain integer, ordinal float8) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE grain WHEN 0 THEN floor(ordinal) WHEN 1 THEN floor(ordinal * 64) / 64
            ELSE ordinal END
 $$;
-CREATE OR REPLACE FUNCTION game_rating_bucket_end(grain integer, ordinal float8) RETURNS float8
+CREATE FUNCTION game_rating_bucket_end(grain integer, ordinal float8) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE grain WHEN 0 THEN floor(ordinal) + 1 WHEN 1 THEN (floor(ordinal * 64) + 1) / 64
            ELSE ordinal END
@@ -908,7 +740,7 @@ $$;
 -- ordinal staying in its unit) write nothing. A row left at zero is deleted by the same
 -- transaction, which holds its lock: the exact ordinals would otherwise pile up, one more at
 -- each rating change. A rating counts while it has a match and its player is not deleted.
-CREATE OR REPLACE FUNCTION count_game_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION count_game_ratings() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     games text[];
     seasons text[];
@@ -971,76 +803,36 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$;
+CREATE TRIGGER game_ratings_counts_insert AFTER INSERT ON game_ratings
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
+CREATE TRIGGER game_ratings_counts_update AFTER UPDATE ON game_ratings
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
+CREATE TRIGGER game_ratings_counts_delete AFTER DELETE ON game_ratings
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
 
--- A database made before gets its counts once, with the triggers, while no rating can be
--- written in between.
-DO $$
-BEGIN
-    IF (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'game_ratings'::regclass
-         AND tgname IN ('game_ratings_counts_insert', 'game_ratings_counts_update',
-                        'game_ratings_counts_delete')) = 3 THEN
-        RETURN;
-    END IF;
-    LOCK TABLE game_ratings IN SHARE ROW EXCLUSIVE MODE;
-    DELETE FROM game_rating_counts;
-    INSERT INTO game_rating_counts (game, season, grain, ordinal, shard, players)
-    SELECT r.game, r.season, g.grain, game_rating_bucket(g.grain, r.ordinal),
-           rating_shard(r.player_id), count(*)
-      FROM game_ratings r, generate_series(0, 2) AS g(grain)
-     WHERE r.matches > 0 AND NOT r.player_deleted
-     GROUP BY 1, 2, 3, 4, 5;
-    CREATE OR REPLACE TRIGGER game_ratings_counts_insert AFTER INSERT ON game_ratings
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
-    CREATE OR REPLACE TRIGGER game_ratings_counts_update AFTER UPDATE ON game_ratings
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
-    CREATE OR REPLACE TRIGGER game_ratings_counts_delete AFTER DELETE ON game_ratings
-        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_game_ratings();
-END $$;
+-- The schema's own records ----------------------------------------------------------------------
 
--- Runs that played a battle: ended won or lost, or abandoned past round 1 (its shop's round is
--- the battles played + 1). Only these make a ghost's owner established
--- (docs/rules/cryptids.md#rated-ghosts): runs started and abandoned at once would be free.
--- The owner's count reads at most RATED_GHOST_MIN_RUNS entries of this index, however many
--- empty runs the owner has abandoned.
-CREATE INDEX IF NOT EXISTS runs_fought_idx ON runs (player_id)
-    WHERE status IN ('won', 'lost') OR (status = 'abandoned' AND (shop ->> 'round')::integer > 1);
--- The retention sweep's ended matches by status (store/matches.py _ENDED_BATCH): its status is a
--- parameter, so a generic plan cannot use matches_ended_idx and read every match instead.
-CREATE INDEX IF NOT EXISTS matches_unswept_idx ON matches (status, finished_at, match_id)
-    WHERE events_swept_at IS NULL;
--- Whether a seat's match is still waiting or active. The seats a player holds in matches not
--- over (counted against the caps at every create, join and ticket, locked by a deletion) are
--- then read from a partial index as small as those caps, not from every seat the player ever
--- held. Kept by a trigger on the match's end, whatever statement ends it; a database made
--- before marks the seats of its matches already over once, when the column is added.
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM information_schema.columns
-                WHERE table_schema = current_schema() AND table_name = 'match_seats'
-                  AND column_name = 'live') THEN
-        RETURN;
-    END IF;
-    ALTER TABLE match_seats ADD COLUMN live boolean NOT NULL DEFAULT true;
-    UPDATE match_seats s SET live = false
-      FROM matches m
-     WHERE m.match_id = s.match_id AND m.status NOT IN ('waiting', 'active');
-END $$;
-CREATE OR REPLACE FUNCTION match_seats_follow_end() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE match_seats SET live = false WHERE match_id = NEW.match_id AND live;
-    RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER matches_end_seats AFTER UPDATE OF status ON matches
-    FOR EACH ROW
-    WHEN (OLD.status IN ('waiting', 'active') AND NEW.status NOT IN ('waiting', 'active'))
-    EXECUTE FUNCTION match_seats_follow_end();
-CREATE INDEX IF NOT EXISTS match_seats_live_idx ON match_seats (player_id)
-    WHERE live AND player_id IS NOT NULL;
+-- The ledger: one row per migration applied (service/store/migrate.py makes it before any).
+CREATE TABLE schema_migrations (
+    -- The migration's number.
+    version      integer PRIMARY KEY,
+    name         text NOT NULL,
+    -- The SHA-256 of the migration file's text.
+    checksum     text NOT NULL,
+    -- The lowest migration level whose code may still write once this one is applied
+    -- (0 = any: an expand migration).
+    writers_from integer NOT NULL DEFAULT 0,
+    -- The service version that applied it.
+    release      text NOT NULL,
+    -- How long it took.
+    seconds      double precision NOT NULL,
+    applied_at   timestamptz NOT NULL DEFAULT now()
+);
 
--- The texts applied so far, by SHA-256: a start that finds its own skips the statements above,
--- and with them the locks they take (service/store/database.py).
-CREATE TABLE IF NOT EXISTS schema_applied (
+-- Kept for release 0.1.0's instances, which skip their schema.sql when they find its SHA-256
+-- here (migration 2 records it, as migration 1's); a later release's migration drops it.
+CREATE TABLE schema_applied (
     digest     text PRIMARY KEY,
     applied_at timestamptz NOT NULL DEFAULT now()
 );

@@ -2,8 +2,8 @@
 
 `pip install .` (or `-e`) compiles the modules of the battle's hot loop when a C compiler is
 found, and installs the pure-Python sources alone, with a one-line notice, when it is not or
-when CRYPTIDS_PURE=1. A built package also carries schema.sql and the web apps' files (web/),
-copied from the top of the tree.
+when CRYPTIDS_PURE=1. A built package also carries the web apps' files (web/), copied from
+the top of the tree, and the migrations (package data of service.store).
 Everything else about the package is in pyproject.toml.
 """
 
@@ -30,9 +30,6 @@ COMPILED = [
 GROUP = "cryptid_engine"
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop"}
 HERE = Path(__file__).resolve().parent
-# The schema's one source, at the top of the tree, and where the package reads its copy.
-SCHEMA = "schema.sql"
-PACKAGED_SCHEMA = "service/store/schema.sql"
 # The web apps (ops, watch, play): the files each serves are those at the top of its folder
 # (service/api/pages.py), not its sources below; the package reads them from service/web.
 WEB = "web"
@@ -101,29 +98,26 @@ class _OptionalBuildExt(build_ext):
             _remove_in_place_builds()
 
 
-class _BuildPyWithSchema(build_py):
-    """The package's modules and data, and the schema and the web apps as package data
-    (service.store.database and service.api.pages read them there). An editable install builds
-    none of them: it reads the tree's."""
+class _BuildPyWithWeb(build_py):
+    """The package's modules and data, and the web apps as package data (service.api.pages
+    reads them there). An editable install builds none of them: it reads the tree's."""
 
     def run(self) -> None:
         super().run()
         if self.editable_mode:
             return
         built = Path(self.build_lib)
-        self.copy_file(str(HERE / SCHEMA), str(built / PACKAGED_SCHEMA))
         for name in _web_files():
             target = built / PACKAGED_WEB / Path(name).relative_to(WEB)
             self.mkpath(str(target.parent))
             self.copy_file(str(HERE / name), str(target))
 
     def get_source_files(self) -> list[str]:
-        # What an sdist takes: the schema and the web apps with the sources, so a build from it
-        # has them too.
-        return [*super().get_source_files(), SCHEMA, *_web_files()]
+        # What an sdist takes: the web apps with the sources, so a build from it has them too.
+        return [*super().get_source_files(), *_web_files()]
 
 
 setup(
     ext_modules=_extensions(),
-    cmdclass={"build_ext": _OptionalBuildExt, "build_py": _BuildPyWithSchema},
+    cmdclass={"build_ext": _OptionalBuildExt, "build_py": _BuildPyWithWeb},
 )

@@ -28,7 +28,8 @@ from bench import cluster, engine, http, leaderboard, pairing, targets
 from bench.table import format_table
 from service.games.cryptids import ENGINE_BUILD
 from service.runtime.embedded_db import EmbeddedPostgres
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
+from service.store.migrate import migrate_on
 
 SIMULATE = "/v1/battles/simulate"
 FLOOR = "/v1/bench/floor"
@@ -158,7 +159,8 @@ async def _prefill(pgdata: Path, snapshots: int) -> None:
     try:
         pool = await create_pool(database.start(), 1, 2, 30.0)
         try:
-            await apply_schema(pool)
+            async with pool.acquire() as conn:
+                await migrate_on(conn)
             await pairing.fill(pool, snapshots, owners=max(10, snapshots // 20))
         finally:
             await pool.close()

@@ -24,7 +24,8 @@ from bench.table import format_table, percentile
 from service.games.cryptids import shop as shops
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 from service.games.kernel.rng import SplitMix64
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
+from service.store.migrate import migrate_on
 from service.usecases import pairing, runs
 
 ROUNDS = 20
@@ -159,7 +160,8 @@ async def measure(
 ) -> list[dict[str, Any]]:
     pool = await create_pool(url, 4, 20, 30.0)
     try:
-        await apply_schema(pool)
+        async with pool.acquire() as conn:
+            await migrate_on(conn)
         load_s = await fill(pool, snapshots, owners=max(10, snapshots // 20))
         latency = await pairing_latency(pool, queries)
         throughput, turn_latency = await end_turn_loop(pool, players, turns)

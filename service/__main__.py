@@ -11,6 +11,8 @@ from service.runtime.logs import configure_logging
 def _serve(_: argparse.Namespace) -> int:
     from service.runtime.embedded_db import EmbeddedDatabaseBusy, RecoveryUnfinished
     from service.runtime.serve import serve
+    from service.store.migrate import MigrationError
+    from service.usecases.schema_level import CannotServe
 
     try:
         settings = load_settings()
@@ -23,7 +25,7 @@ def _serve(_: argparse.Namespace) -> int:
     except EmbeddedDatabaseBusy as exc:
         print(f"cannot start: {exc}; stop that service or set DATA_DIR", file=sys.stderr)
         return 2
-    except RecoveryUnfinished as exc:
+    except (RecoveryUnfinished, CannotServe, MigrationError) as exc:
         print(f"cannot start: {exc}", file=sys.stderr)
         return 2
 
@@ -58,7 +60,13 @@ def _restore(args: argparse.Namespace) -> int:
     return restore_main(args.args)
 
 
-OWN_OPTIONS = (_simulate, _balance, _partitions, _backup, _restore)
+def _migrate(args: argparse.Namespace) -> int:
+    from service.cli.migrate import main as migrate_main
+
+    return migrate_main(args.args)
+
+
+OWN_OPTIONS = (_simulate, _balance, _partitions, _backup, _restore, _migrate)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     restore.set_defaults(run=_restore)
+    migrate = commands.add_parser(
+        "migrate",
+        help="the database brought to this release's migrations: migrate [--to N] [--dry-run]",
+        add_help=False,
+    )
+    migrate.set_defaults(run=_migrate)
     return parser
 
 

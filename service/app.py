@@ -47,6 +47,7 @@ from service.api.keys import (
     MATCH_SOCKETS,
     POOL,
     REVOCATIONS,
+    SCHEMA,
     SETTINGS,
     SHARED_LIMITS,
     TOKENS,
@@ -55,12 +56,13 @@ from service.api.middleware import request_context, tag_instance
 from service.api.open_sockets import OpenSockets
 from service.api.openapi import build_document
 from service.api.ratelimit import RateLimiter, SharedLimits, keep_shared
+from service.api.read_only import refuse_writes
 from service.config import Settings
 from service.runtime.metrics import sample_pool
-from service.store.database import apply_schema, create_pool, is_unavailable
+from service.store.database import create_pool, is_unavailable
 from service.store.notify import Hub, listen_forever
 from service.store.partitions import keep_ahead
-from service.usecases import catalogue, game_catalogues, game_ratings
+from service.usecases import catalogue, game_catalogues, game_ratings, schema_level
 from service.usecases import sessions as session_usecases
 from service.usecases.idle_runs import run_idle_sweeper
 from service.usecases.matches import answers, lobby
@@ -69,6 +71,7 @@ from service.usecases.matches.feed import Feeds
 from service.usecases.matches.sweeper import Retention, run_sweeper
 from service.usecases.matchmaking import run_matcher
 from service.usecases.periodic import every
+from service.usecases.schema_level import SchemaWatch
 
 log = structlog.get_logger("service.app")
 
@@ -108,7 +111,12 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
                 settings.db_timeout_seconds,
                 settings.db_statement_cache_size,
             )
-            await apply_schema(pool)
+            level = await schema_level.prepare(
+                pool,
+                settings.listen_database_url or settings.database_url,
+                settings.migrate_on_start,
+                settings.migration_wait_seconds,
+            )
             await game_ratings.start_season(pool, settings.season)
             break
         except Exception as exc:
@@ -117,14 +125,20 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
             log.warning("database_not_ready", attempt=attempt, error=type(exc).__name__)
             await asyncio.sleep(0.5)
     app[POOL] = pool
+    app[SCHEMA] = SchemaWatch(level)
     yield
     await pool.close()
 
 
 @asynccontextmanager
-async def _running(work: Coroutine[Any, Any, None]) -> AsyncIterator[None]:
-    """A task for the app's lifetime, cancelled when the app stops."""
+async def _running(
+    work: Coroutine[Any, Any, None], writer_of: web.Application | None = None
+) -> AsyncIterator[None]:
+    """A task for the app's lifetime, cancelled when the app stops; a task that writes (given
+    its app) is also cancelled when the database's migrations need newer code to write."""
     task = asyncio.create_task(work)
+    if writer_of is not None:
+        writer_of[SCHEMA].on_unwritable(task.cancel)
     try:
         yield
     finally:
@@ -164,7 +178,7 @@ async def _sweeper(app: web.Application) -> AsyncIterator[None]:
         settings.match_events_retention_seconds,
         settings.sweep_batch_rows,
     )
-    async with _running(run_sweeper(app[POOL], settings.sweep_interval_seconds, retention)):
+    async with _running(run_sweeper(app[POOL], settings.sweep_interval_seconds, retention), app):
         yield
 
 
@@ -177,7 +191,7 @@ async def _idle_runs(app: web.Application) -> AsyncIterator[None]:
         settings.rated_ghost_repeat_seconds,
         settings.run_sweep_interval_seconds,
     )
-    async with _running(sweeper):
+    async with _running(sweeper, app):
         yield
 
 
@@ -185,7 +199,7 @@ async def _matcher(app: web.Application) -> AsyncIterator[None]:
     """The matchmaking queues matched on every instance (service/usecases/matchmaking.py)."""
     settings = app[SETTINGS]
     tuning = matchmaking.tuning(settings)
-    async with _running(run_matcher(app[POOL], tuning, settings.matchmaking_interval_seconds)):
+    async with _running(run_matcher(app[POOL], tuning, settings.matchmaking_interval_seconds), app):
         yield
 
 
@@ -193,7 +207,7 @@ async def _rate_limits(app: web.Application) -> AsyncIterator[None]:
     """This process's per-request limits kept in step with the other processes', on every
     instance (service/api/ratelimit.py)."""
     limiter, seconds = app[LIMITER], app[SETTINGS].rate_limit_sync_seconds
-    async with _running(keep_shared(app[POOL], limiter, seconds)):
+    async with _running(keep_shared(app[POOL], limiter, seconds), app):
         yield
 
 
@@ -220,10 +234,19 @@ async def _revocations(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _schema_watch(app: web.Application) -> AsyncIterator[None]:
+    """The database's migration level read again every MIGRATION_CHECK_SECONDS: a migration
+    applied meanwhile that needs newer code to write turns this instance read-only."""
+    watch, pool = app[SCHEMA], app[POOL]
+    seconds = app[SETTINGS].migration_check_seconds
+    async with _running(every(seconds, "migration_check", lambda: watch.read(pool))):
+        yield
+
+
 async def _partitions(app: web.Application) -> AsyncIterator[None]:
     """The coming days' partitions of snapshots and battles, made a week before they are
     needed, on every instance."""
-    async with _running(keep_ahead(app[POOL])):
+    async with _running(keep_ahead(app[POOL]), app):
         yield
 
 
@@ -242,7 +265,7 @@ def create_app(settings: Settings) -> web.Application:
     catalogue.load_all()
     # Metrics outermost, so that they count the answers the error middleware made.
     app = web.Application(
-        middlewares=[metrics.record, request_context],
+        middlewares=[metrics.record, request_context, refuse_writes],
         client_max_size=settings.max_body_bytes,
         # Whatever runs the application reads requests so: compressed bodies left to the codec.
         handler_args=server.HANDLER_ARGS,
@@ -263,7 +286,7 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.extend(
         [_database, _pool_gauges, _match_push, _sweeper, _idle_runs, _matcher, _partitions]
     )
-    app.cleanup_ctx.extend([_rate_limits, _revocations])
+    app.cleanup_ctx.extend([_rate_limits, _revocations, _schema_watch])
     # Open WebSockets would hold the server open until the shutdown timeout: close them
     # first, before the contexts above are unwound.
     app.on_shutdown.append(match_socket.close_sockets)

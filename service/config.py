@@ -150,6 +150,12 @@ class Settings:
     listen_database_url: str | None = None
     # Prepared statements cached per connection; 0 behind PgBouncer before 1.21.
     db_statement_cache_size: int = 100
+    # Whether a start applies the pending migrations; off where they are a step of their own
+    # (`python -m service migrate`), and then a start waits for them this long.
+    migrate_on_start: bool = True
+    migration_wait_seconds: float = 300.0
+    # How often a running instance reads the database's migration level.
+    migration_check_seconds: float = 10.0
     data_dir: Path = Path("var")
     secret_key: str = ""
     ops_token: str = ""
@@ -291,6 +297,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         database_url=env.get("DATABASE_URL") or None,
         listen_database_url=env.get("LISTEN_DATABASE_URL") or None,
         db_statement_cache_size=_int(env, "DB_STATEMENT_CACHE_SIZE", 100, minimum=0),
+        migrate_on_start=_flag(env, "MIGRATE_ON_START", default=True),
+        migration_wait_seconds=_float(env, "MIGRATION_WAIT_SECONDS", 300.0),
+        migration_check_seconds=_float(env, "MIGRATION_CHECK_SECONDS", 10.0),
         data_dir=data_dir,
         secret_key=_given_secret(env, "SECRET_KEY") or _kept_secret(data_dir, "secret_key"),
         ops_token=_given_secret(env, "OPS_TOKEN") or _kept_secret(data_dir, "ops_token"),

@@ -23,7 +23,8 @@ from service.api.server import Runner
 from service.app import create_app
 from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
+from service.store.migrate import migrate_on
 from tests.browser import launched
 from tests.http import Api
 from tests.runtime.test_serve import _free_port, _wait_healthy
@@ -104,7 +105,7 @@ async def fresh_database_url(settings: Settings) -> AsyncIterator[str]:
 async def fresh_pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on a new database with the schema applied, closed afterwards."""
     pool = await create_pool(fresh_database_url, 1, 4, 60.0)
-    await apply_schema(pool)
+    await migrated(pool)
     yield pool
     await pool.close()
 
@@ -117,6 +118,19 @@ async def fresh_service(
     fresh = dataclasses.replace(settings, database_url=fresh_database_url)
     async with service_and_app(fresh) as pair:
         yield pair
+
+
+async def migrated(pool: asyncpg.Pool) -> None:
+    """The pool's database brought to this release's migration level."""
+    async with pool.acquire() as conn:
+        await migrate_on(conn)
+
+
+async def as_made_before_migrations(pool: asyncpg.Pool) -> None:
+    """The database as a release before 0.1.0 left it: no ledger of migrations, and no record
+    of 0.1.0's schema, so that the next migration applies the baseline's conversions."""
+    await pool.execute("DROP TABLE schema_migrations")
+    await pool.execute("DELETE FROM schema_applied")
 
 
 def make_url(url: str, database: str) -> str:
@@ -157,7 +171,7 @@ def built_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ignored = shutil.ignore_patterns("__pycache__", "*.so", "node_modules", "src")
     shutil.copytree(repo / "service", source / "service", ignore=ignored)
     shutil.copytree(repo / "web", source / "web", ignore=ignored)
-    for name in ("pyproject.toml", "setup.py", "schema.sql"):
+    for name in ("pyproject.toml", "setup.py"):
         shutil.copy(repo / name, source / name)
     built = folder / "built"
     subprocess.run(

@@ -13,7 +13,8 @@ block printed, so that the answers shown keep the shape the service really gives
 
 The session has the virtual environment's `bin` first on PATH (for `python -m service ...`),
 `OPS_TOKEN` set to the test service's ops token, and `DATABASE_URL` set to the test database
-only for the blocks that run a command needing one (`python -m service partitions`).
+only for the blocks that run a command needing one (`python -m service partitions` or
+`migrate`).
 """
 
 import asyncio
@@ -39,7 +40,7 @@ BLOCK_SECONDS = 60.0
 
 SHELL_FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?:sh|bash|shell)[ \t]*$")
 STARTS_A_SERVICE = re.compile(r"^\s*make\s+(?:serve|test|cluster|bench)\b", re.MULTILINE)
-NEEDS_DATABASE = re.compile(r"\bpython\s+-m\s+service\s+partitions\b")
+NEEDS_DATABASE = re.compile(r"\bpython\s+-m\s+service\s+(?:partitions|migrate)\b")
 ANSWER = re.compile(r"^\s*#\s*→")
 ANSWER_GOES_ON = re.compile(r"^\s*#\s{2,}\S")
 KEY = re.compile(r'"([^"\s]+)"\s*:')

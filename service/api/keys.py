@@ -10,9 +10,11 @@ from service.config import Settings
 from service.store.notify import Hub
 from service.usecases.matches.cache import MatchCache
 from service.usecases.matches.feed import Feeds
+from service.usecases.schema_level import SchemaWatch
 
 SETTINGS = web.AppKey("settings", Settings)
 POOL = web.AppKey("pool", asyncpg.Pool)
+SCHEMA = web.AppKey("schema", SchemaWatch)
 LIMITER = web.AppKey("limiter", RateLimiter)
 SHARED_LIMITS = web.AppKey("shared_limits", SharedLimits)
 TOKENS = web.AppKey("tokens", VerifiedTokens)

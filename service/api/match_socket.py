@@ -31,7 +31,7 @@ import structlog
 from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from service.api import codec
+from service.api import codec, read_only
 from service.api.address import client_address
 from service.api.auth import Bearer
 from service.api.endpoints import (
@@ -58,6 +58,7 @@ from service.api.keys import (
     MATCH_HUB,
     MATCH_SOCKETS,
     POOL,
+    SCHEMA,
     SETTINGS,
     SHARED_LIMITS,
 )
@@ -250,6 +251,9 @@ class MatchSocket:
             self.limited_in_a_row += 1
             return _refused(None, rate_limited(wait))
         self.limited_in_a_row = 0
+        level = self.app[SCHEMA].level
+        if not level.writable:
+            return _refused(None, read_only.refusal(level))
         ref: Ref | None = None
         try:
             data = _decode(message)

@@ -1,6 +1,6 @@
 """The web apps' files (web/ at the top of the tree: ops, watch, play) and how they are served.
 
-A built package carries a copy of web/ as package data (setup.py), as it does schema.sql; an
+A built package carries a copy of web/ as package data (setup.py); an
 editable install reads the tree's. Each app's files are read once at import, so that a missing
 file stops the service at start-up instead of on a 3 a.m. page load, and are served with a
 strict Content-Security-Policy and an ETag.

@@ -1,11 +1,8 @@
-"""The asyncpg pool, the schema, and telling "database down" apart from other errors."""
+"""The asyncpg pool, and telling "database down" apart from other errors."""
 
 import asyncio
-import hashlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from importlib.resources import files
-from pathlib import Path
 
 import asyncpg
 import structlog
@@ -144,65 +141,6 @@ async def create_pool(
         max_inactive_connection_lifetime=60.0,
         reset=_keep_session,
     )
-
-
-# The schema's one source is schema.sql at the top of the source tree. A built package carries
-# a copy as package data (setup.py); an editable install has none and reads the tree's file.
-_PACKAGED_SCHEMA = files("service.store").joinpath("schema.sql")
-_SOURCE_SCHEMA = Path(__file__).resolve().parents[2] / "schema.sql"
-
-
-def schema() -> str:
-    """The text of schema.sql: the package's copy, or else the source tree's file."""
-    found = _PACKAGED_SCHEMA if _PACKAGED_SCHEMA.is_file() else _SOURCE_SCHEMA
-    return found.read_bytes().decode()
-
-
-# A process applies the schema while others already serve: its ALTERs and triggers lock
-# tables their sweeps write, in another order, and PostgreSQL may abort it as a deadlock's
-# victim. The whole transaction rolls back, so it is simply applied again.
-SCHEMA_ATTEMPTS = 5
-
-
-async def _applied(conn: asyncpg.Connection | asyncpg.Pool, digest: str) -> bool:
-    """Whether this very schema text was applied to the database already."""
-    if not await conn.fetchval("SELECT to_regclass('schema_applied') IS NOT NULL"):
-        return False
-    found: bool = await conn.fetchval(
-        "SELECT EXISTS (SELECT 1 FROM schema_applied WHERE digest = $1)", digest
-    )
-    return found
-
-
-async def apply_schema(pool: asyncpg.Pool) -> None:
-    """Apply schema.sql under an advisory lock so that instances starting together don't race.
-
-    A database that has this very schema already (its SHA-256 is recorded in `schema_applied`)
-    is left alone: the statements are idempotent, but each takes its table's lock, and a
-    restart or a second worker would queue behind, or deadlock with, the instances serving.
-    """
-    sql = schema()
-    digest = hashlib.sha256(sql.encode()).hexdigest()
-    if await _applied(pool, digest):
-        return
-    for attempt in range(1, SCHEMA_ATTEMPTS + 1):
-        try:
-            async with pool.acquire() as conn, conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(727274)")
-                # Another instance may have applied it while this one waited for the lock.
-                if await _applied(conn, digest):
-                    return
-                await conn.execute(sql)
-                await conn.execute(
-                    "INSERT INTO schema_applied (digest) VALUES ($1) ON CONFLICT DO NOTHING",
-                    digest,
-                )
-            return
-        except asyncpg.DeadlockDetectedError:
-            if attempt == SCHEMA_ATTEMPTS:
-                raise
-            log.warning("schema_deadlock_retried", attempt=attempt)
-            await asyncio.sleep(0.1 * attempt)
 
 
 async def ping(pool: asyncpg.Pool, timeout_s: float) -> None:

@@ -1,6 +1,6 @@
 """The weekly partitions of snapshots and battles: made ahead, listed, and detached when old.
 
-schema.sql defines the tables and `ensure_partitions()`, and calls it when it is applied;
+The migrations define the tables and `ensure_partitions()`, and call it once (schema.sql);
 `keep_ahead` calls it at every start-up and again every hour, so that a service running for
 weeks still finds its week's partition. `detach` is the operator's tool
 (`python -m service partitions detach`).

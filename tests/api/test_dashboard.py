@@ -14,6 +14,8 @@ from playwright.async_api import Browser, ConsoleMessage, Page, Request, expect
 
 from service.api.keys import POOL
 from service.config import Settings
+from service.store import migrate
+from service.version import VERSION
 from tests.api.runs_helpers import WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
 from tests.api.test_backup_gauges import add_base_backup, backup_dir_of_known_ages
 from tests.browser import WAIT_MS
@@ -21,11 +23,15 @@ from tests.conftest import TEST_OPS_TOKEN, running_service, service_and_app
 from tests.http import Api
 
 API_PATH = "**/v1/ops/matchmaking"
-# Counts the page's fetch calls as they are made, so a test can tell that none happened.
+# Counts the page's fetches of its report as they are made, so a test can tell that none
+# happened (each load also reads /healthz, for the release line).
 COUNT_FETCHES = """
 window.__fetches = 0;
 const realFetch = window.fetch;
-window.fetch = (...args) => { window.__fetches += 1; return realFetch(...args); };
+window.fetch = (...args) => {
+  if (String(args[0]).includes("/v1/ops/")) window.__fetches += 1;
+  return realFetch(...args);
+};
 """
 HIDE = """hidden => {
     Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
@@ -131,6 +137,9 @@ async def test_dashboard_flags_the_thin_round_and_not_the_deep_one(
 
     deep, thin, bots = (page.locator(f'#rounds tr[data-round="{n}"]') for n in (1, 2, 3))
     await expect(page.locator("#thresholds")).to_contain_text("under 2 fresh snapshots")
+    await expect(page.locator("#meta")).to_contain_text(
+        f"release {VERSION} · database at migration {len(migrate.known())} · ruleset"
+    )
     await expect(deep.locator("td").first).to_have_text("3")
     await expect(deep.locator("[data-alert]")).to_have_count(0)
     await expect(deep.locator(".verdict")).to_have_text("ok")

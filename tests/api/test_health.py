@@ -5,12 +5,20 @@ import pytest
 
 from service.config import Settings
 from service.runtime.embedded_db import EmbeddedPostgres
+from service.store import migrate
+from service.version import VERSION
 from tests.conftest import running_service
 from tests.http import Api
 
 
 async def test_healthz_and_readyz_answer_when_all_is_well(api: Api) -> None:
-    assert (await api.get("/healthz")).body == {"status": "ok"}
+    newest = len(migrate.known())
+    assert (await api.get("/healthz")).body == {
+        "status": "ok",
+        "version": VERSION,
+        "migration": newest,
+        "migration_known": newest,
+    }
     assert (await api.get("/readyz")).body == {"status": "ready"}
 
 

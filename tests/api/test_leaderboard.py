@@ -9,8 +9,8 @@ from aiohttp import web
 from bench.leaderboard import GAME, SEASON, fill, fill_game
 from service.api.keys import POOL
 from service.config import Settings
-from service.store.database import apply_schema, create_pool
-from tests.conftest import service_and_app
+from service.store.database import create_pool
+from tests.conftest import migrated, service_and_app
 from tests.http import Api
 
 
@@ -146,7 +146,7 @@ async def test_ten_around_me_in_flight_from_one_account_stall_no_one_among_a_mil
     printed; the bench's leaderboard row measures the read itself."""
     pool = await create_pool(fresh_database_url, 1, 2, 60.0)
     try:
-        await apply_schema(pool)
+        await migrated(pool)
         await fill(pool, 1_000_000)
     finally:
         await pool.close()
@@ -214,7 +214,7 @@ async def test_ten_game_board_around_me_in_flight_keep_a_bystander_within_twice_
     the bench's leaderboard row measures the read itself."""
     pool = await create_pool(fresh_database_url, 1, 2, 60.0)
     try:
-        await apply_schema(pool)
+        await migrated(pool)
         await fill(pool, 200_000)
         await fill_game(pool, 200_000)
     finally:

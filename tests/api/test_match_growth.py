@@ -14,7 +14,6 @@ import pytest
 
 from service.store import idempotency
 from service.store import matches as store
-from service.store.database import apply_schema
 from tests.api.matches_helpers import (
     all_events,
     create,
@@ -26,7 +25,7 @@ from tests.api.matches_helpers import (
     start_match,
     walk_list,
 )
-from tests.conftest import running_service
+from tests.conftest import migrated, running_service
 from tests.http import Api
 
 SWEEP = 0.05
@@ -42,7 +41,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 20.0
 @pytest.fixture
 async def database(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
     pool = await asyncpg.create_pool(fresh_database_url, min_size=1, max_size=2)
-    await apply_schema(pool)
+    await migrated(pool)
     yield pool
     await pool.close()
 

@@ -12,14 +12,15 @@ import asyncpg
 import pytest
 
 from service.cli.partitions import parse_age
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
+from tests.conftest import migrated
 
 
 @pytest.fixture
 async def database(fresh_database_url: str) -> AsyncIterator[str]:
     """A database with the schema and weekly partitions from 8 weeks back."""
     pool = await create_pool(fresh_database_url, 1, 2, 10.0)
-    await apply_schema(pool)
+    await migrated(pool)
     await pool.fetchval("SELECT ensure_partitions(2, 8)")
     await pool.close()
     yield fresh_database_url

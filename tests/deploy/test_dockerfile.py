@@ -136,9 +136,7 @@ def test_the_build_context_is_what_pip_install_reads_and_no_more() -> None:
         for path in (REPO / "service").rglob("*")
         if path.is_file() and "__pycache__" not in path.parts and path.suffix not in {".so", ".pyc"}
     }
-    build_inputs = {"pyproject.toml", "schema.sql"} | {
-        name for name in ["setup.py"] if (REPO / name).exists()
-    }
+    build_inputs = {"pyproject.toml"} | {name for name in ["setup.py"] if (REPO / name).exists()}
     # The pages' files, which the build copies into the package (setup.py); not their sources.
     pages = {
         str(path.relative_to(REPO))

@@ -46,7 +46,7 @@ def _wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 
     while time.monotonic() < deadline:
         assert process.poll() is None, process.stderr.read() if process.stderr else b""
         try:
-            if _request(base + "/healthz") == {"status": "ok"}:
+            if _request(base + "/healthz")["status"] == "ok":
                 return
         except (urllib.error.URLError, ConnectionError):
             time.sleep(0.1)

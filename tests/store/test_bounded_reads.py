@@ -58,8 +58,8 @@ import aiohttp
 import asyncpg
 
 from service.config import Settings
-from service.store.database import apply_schema, create_pool
-from tests.conftest import TEST_OPS_TOKEN, service_and_app
+from service.store.database import create_pool
+from tests.conftest import TEST_OPS_TOKEN, migrated, service_and_app
 from tests.http import Answer, Api
 from tests.store import bulk
 from tests.store.statements import (
@@ -637,7 +637,7 @@ async def test_every_statement_a_request_or_a_task_sends_is_bounded_by_an_index(
     began = time.monotonic()
     pool = await create_pool(fresh_database_url, 1, 2, 60.0)
     try:
-        await apply_schema(pool)
+        await migrated(pool)
     finally:
         await pool.close()
     loaded = await bulk.load(fresh_database_url, settings.season)

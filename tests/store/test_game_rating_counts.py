@@ -11,7 +11,8 @@ import asyncpg
 import pytest
 
 from service.store import game_ratings as store
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
+from tests.conftest import as_made_before_migrations, migrated
 
 GAME = "necromancers"
 SEASON = "s1"
@@ -249,11 +250,10 @@ async def test_a_database_made_before_gets_the_flags_indexes_and_counts_once(
         "CREATE INDEX game_ratings_board_idx"
         " ON game_ratings (game, season, ordinal DESC, player_id)"
     )
-    await pool.execute("DELETE FROM schema_applied")
+    await as_made_before_migrations(pool)
     # Players it deleted while it ran the previous version.
     await pool.execute("UPDATE players SET deleted_at = now() WHERE player_id = ANY($1)", ids[1:4])
-    await apply_schema(pool)
-    await apply_schema(pool)
+    await migrated(pool)
     assert await pool.fetchval(_MISFLAGGED) == 0
     assert await pool.fetchval(_MISCOUNTED) == 0
     assert await pool.fetchval("SELECT sum(players) FROM game_rating_counts WHERE grain = 0") == 26

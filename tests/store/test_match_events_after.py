@@ -10,8 +10,8 @@ import pytest
 from service.config import Settings
 from service.store import matches as store
 from service.store import players
-from service.store.database import apply_schema
 from service.store.matches import Changes, EventRow, SeatRow
+from tests.conftest import migrated
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ async def conn(settings: Settings) -> AsyncIterator[asyncpg.Connection]:
     """A connection inside a transaction that is rolled back: the test leaves nothing behind."""
     assert settings.database_url is not None
     async with asyncpg.create_pool(settings.database_url, min_size=1, max_size=1) as pool:
-        await apply_schema(pool)
+        await migrated(pool)
         async with pool.acquire() as connection:
             transaction = connection.transaction()
             await transaction.start()

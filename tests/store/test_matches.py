@@ -12,8 +12,8 @@ from service.config import Settings
 from service.games.kernel.rng import MASK64
 from service.store import matches as store
 from service.store import players
-from service.store.database import apply_schema
 from service.store.matches import ActionRow, Changes, EventRow, SeatRow
+from tests.conftest import migrated
 
 
 def _changes(events: list[EventRow], version: int = 0) -> Changes:
@@ -57,7 +57,7 @@ async def conn(settings: Settings) -> AsyncIterator[asyncpg.Connection]:
     """A connection inside a transaction that is rolled back: the test leaves nothing behind."""
     assert settings.database_url is not None
     pool = await asyncpg.create_pool(settings.database_url, min_size=1, max_size=1)
-    await apply_schema(pool)
+    await migrated(pool)
     async with pool.acquire() as connection:
         transaction = connection.transaction()
         await transaction.start()
@@ -178,7 +178,7 @@ async def test_a_follower_never_reads_events_with_the_version_from_before_them(
     """Events and the match's version come from one snapshot, however the writes interleave."""
     assert settings.database_url is not None
     async with asyncpg.create_pool(settings.database_url, min_size=2, max_size=2) as pool:
-        await apply_schema(pool)
+        await migrated(pool)
         writer = await pool.acquire()
         owner = await players.insert(writer, "store-test-follower")
         match_id = await _match_against_a_bot(writer, owner.player_id, seed=3)

@@ -20,9 +20,9 @@ from service.api.keys import POOL
 from service.config import Settings
 from service.games.cryptids.content import DEFAULT_RULESET, load_ruleset
 from service.store import partitions
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
 from tests.api.runs_helpers import STRONG, WEAK, add_snapshot, ghost_player, seeded_run, spend_gold
-from tests.conftest import running_service
+from tests.conftest import migrated, running_service
 from tests.http import Api
 
 BEFORE = Path(__file__).parent / "fixtures" / "schema_before_partitions.sql"
@@ -33,7 +33,7 @@ WEEK = timedelta(weeks=1)
 async def pool(fresh_database_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on an empty database with the schema applied."""
     pool = await create_pool(fresh_database_url, 1, 4, 10.0)
-    await apply_schema(pool)
+    await migrated(pool)
     yield pool
     await pool.close()
 
@@ -457,7 +457,7 @@ async def test_an_unpartitioned_database_is_converted_on_start_up_keeping_every_
     before = await _old_database(fresh_database_url)
     pool = await create_pool(fresh_database_url, 1, 4, 10.0)
     try:
-        await apply_schema(pool)
+        await migrated(pool)
         kinds = await pool.fetch(
             "SELECT relname, relkind::text FROM pg_class WHERE relname IN ('snapshots', 'battles')"
         )
@@ -524,7 +524,7 @@ async def test_an_unpartitioned_database_is_converted_on_start_up_keeping_every_
         assert met == [before["players"][1]]
         # A second start-up changes nothing.
         catalogue = await _catalogue(pool)
-        await apply_schema(pool)
+        await migrated(pool)
         assert await _catalogue(pool) == catalogue
     finally:
         await pool.close()

@@ -8,8 +8,9 @@ import asyncpg
 
 from service.config import Settings
 from service.store import players
-from service.store.database import apply_schema, create_pool
+from service.store.database import create_pool
 from service.usecases.matches import lobby
+from tests.conftest import migrated
 
 
 @asynccontextmanager
@@ -18,7 +19,7 @@ async def own_pool(settings: Settings, max_size: int) -> AsyncIterator[asyncpg.P
     assert settings.database_url is not None
     pool = await create_pool(settings.database_url, 1, max_size, 10.0)
     try:
-        await apply_schema(pool)
+        await migrated(pool)
         yield pool
     finally:
         await pool.close()

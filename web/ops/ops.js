@@ -3,6 +3,8 @@
 // Plain DOM and SVG, no libraries: the page must work on a cluster with no way out.
 
 const API = "/v1/ops/matchmaking";
+// The running release and its database's migration level, which every instance tells.
+const HEALTH = "/healthz";
 const TOKEN_KEY = "cryptid-ops-token";
 // `?refresh=N` (1 to 300 seconds) changes how often the page polls; 10 s otherwise.
 const REFRESH_MS = refreshSeconds(new URLSearchParams(location.search).get("refresh")) * 1000;
@@ -128,6 +130,20 @@ async function describe(response) {
   }
 }
 
+// The release line is a courtesy: the board shows without it when /healthz does not answer.
+async function release() {
+  try {
+    const response = await fetch(HEALTH, {
+      headers: { Accept: "application/json" },
+      cache: "no-store",
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
 async function load() {
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (!token) return showLogin("");
@@ -135,18 +151,21 @@ async function load() {
   state.inFlight = true;
   stop();
   try {
-    const response = await fetch(API, {
-      headers: { "X-Ops-Token": token, Accept: "application/json" },
-      cache: "no-store",
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-    });
+    const [response, health] = await Promise.all([
+      fetch(API, {
+        headers: { "X-Ops-Token": token, Accept: "application/json" },
+        cache: "no-store",
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      }),
+      release(),
+    ]);
     if (response.status === 401 || response.status === 403) {
       sessionStorage.removeItem(TOKEN_KEY);
       const why = response.status === 403 ? "was rejected" : "is missing";
       return showLogin(`The ops token ${why} (${response.status}). Enter the current token.`);
     }
     if (!response.ok) throw new Error(`The API answered ${await describe(response)}`);
-    render(await response.json());
+    render(await response.json(), health);
     state.lastOk = new Date();
     failed(null);
   } catch (error) {
@@ -183,11 +202,19 @@ function failed(message) {
 
 // ---- rendering -----------------------------------------------------------------------------
 
-function render(report) {
+function releaseLine(health) {
+  if (!health || !health.version) return "";
+  const ahead = health.migration > health.migration_known
+    ? ` (ahead: this release knows ${health.migration_known})` : "";
+  return `release ${health.version} · database at migration ${health.migration}${ahead} · `;
+}
+
+function render(report, health) {
   const { thresholds, rounds, timeline, games } = report;
   const ttlHours = report.snapshot_ttl_seconds / 3600;
   const ttl = ttlHours >= 48 ? `${num(ttlHours / 24, 0)} d` : `${num(ttlHours, 0)} h`;
-  $("#meta").textContent = `ruleset ${report.ruleset} · snapshots live ${ttl}`;
+  $("#meta").textContent =
+    `${releaseLine(health)}ruleset ${report.ruleset} · snapshots live ${ttl}`;
   $("#thresholds").replaceChildren(
     "Red when ",
     h("span", { class: "badge", "data-threshold": "thin_pool" }, "thin pool"),

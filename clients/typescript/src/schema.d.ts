@@ -113,7 +113,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is reachable */
+        /** The database is reachable and this instance may write to it; 503 `read_only` when the database's migrations need a newer release to write */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -1865,6 +1865,17 @@ export interface components {
              */
             refresh_token?: string | null;
         };
+        /** Liveness */
+        Liveness: {
+            /** Status */
+            status: string;
+            /** Version */
+            version: string;
+            /** Migration */
+            migration: number;
+            /** Migration Known */
+            migration_known: number;
+        };
         "Loadout_fate-duel": {
             /** @enum {unknown} */
             crew: "arcanistas" | "gremio" | "resurreccionistas" | "vecinos";
@@ -3333,8 +3344,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Status"];
-                    "application/msgpack": components["schemas"]["Status"];
+                    "application/json": components["schemas"]["Liveness"];
+                    "application/msgpack": components["schemas"]["Liveness"];
                 };
             };
             /** @description Database unavailable (see Retry-After) */
