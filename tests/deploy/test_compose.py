@@ -1,7 +1,8 @@
 """deploy/compose.yaml refers to files that exist, and to the nginx and PgBouncer files that the
 local topology (service.runtime.cluster) runs; the nginx file, rendered, passes `nginx -t`;
 PostgreSQL archives its WAL into the volume the backup job backs up into, with an
-archive_command that is run here on real files.
+archive_command that is run here on real files; the one-shot `migrate` service applies the
+migrations before any instance starts, and the instances do not apply them themselves.
 
 The compose file is read with PyYAML: `docker compose config` would need the compose plugin,
 which a test machine rarely has.
@@ -11,6 +12,7 @@ import configparser
 import ipaddress
 import json
 import re
+import secrets
 import shlex
 import subprocess
 from pathlib import Path
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from service.config import load_settings
 from service.runtime import cluster
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -78,9 +81,10 @@ def test_every_file_the_compose_file_refers_to_exists(compose: dict[str, Any]) -
             assert source.is_file(), f"{name}: {source} (mounted at {target}) is missing"
         for volume in _volumes(service):
             assert volume in compose["volumes"], f"{name}: volume {volume} is not declared"
-    # The service's image, and the backup job in the same image.
-    assert built == {"app", "backup"}
+    # The service's image, and the backup and migrate jobs in the same image.
+    assert built == {"app", "backup", "migrate"}
     assert compose["services"]["backup"]["build"] == compose["services"]["app"]["build"]
+    assert compose["services"]["migrate"]["build"] == compose["services"]["app"]["build"]
 
 
 def test_the_app_runs_three_instances_through_pgbouncer(compose: dict[str, Any]) -> None:
@@ -256,3 +260,63 @@ def test_the_archive_command_copies_whole_segments_and_never_replaces_one(
     segment.write_bytes(b"\x02" * 4096)
     assert archive_it() != 0
     assert archived.read_bytes() == b"\x01" * 4096
+
+
+def test_the_migrations_run_once_straight_to_postgresql_before_the_instances(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    migrate, app = services["migrate"], services["app"]
+    assert migrate["command"] == ["python", "-m", "service", "migrate"]
+    # Started by `up` (no profile), once: no replicas, no restart, nothing published.
+    assert "profiles" not in migrate and "ports" not in migrate
+    assert migrate.get("restart", "no") == "no" and "deploy" not in migrate
+    # Straight to PostgreSQL once it answers: the advisory lock and a migration outside a
+    # transaction need one session throughout, which the transaction pooler does not keep.
+    url = urlsplit(migrate["environment"]["DATABASE_URL"])
+    assert (url.hostname, url.port) == ("db", 5432)
+    assert url.hostname != urlsplit(app["environment"]["DATABASE_URL"]).hostname
+    assert "LISTEN_DATABASE_URL" not in migrate["environment"]
+    assert migrate["depends_on"] == {"db": {"condition": "service_healthy"}}
+    # The instances start once it has exited 0, and never before: a failed migration leaves
+    # them unstarted (or, on an upgrade, the running ones as they were).
+    assert app["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert app["depends_on"]["pgbouncer"] == {"condition": "service_started"}
+
+
+def test_the_instances_do_not_apply_migrations_themselves(
+    compose: dict[str, Any], tmp_path: Path
+) -> None:
+    env = compose["services"]["app"]["environment"]
+    # A string: compose refuses a YAML boolean in an environment map.
+    assert env["MIGRATE_ON_START"] == "false"
+    given = {
+        "DATA_DIR": str(tmp_path),
+        "SECRET_KEY": secrets.token_urlsafe(48),
+        "OPS_TOKEN": secrets.token_urlsafe(48),
+        "MIGRATE_ON_START": env["MIGRATE_ON_START"],
+    }
+    assert load_settings(given).migrate_on_start is False
+    assert load_settings({**given, "MIGRATE_ON_START": ""}).migrate_on_start is True
+
+
+def test_the_compose_upgrade_migrates_before_it_recreates_the_instances(
+    compose: dict[str, Any],
+) -> None:
+    """deploy/README.md's compose upgrade: the dry run, then the migrations on their own, then
+    `up`, so that a failed migration is seen before any instance is replaced."""
+    readme = (DEPLOY / "README.md").read_text()
+    section = readme.split("\n## Upgrading\n", 1)[1].split("\n## ", 1)[0]
+    with_compose = section.split("\n### With compose\n", 1)[1].split("\n### ", 1)[0]
+    commands = [
+        shlex.split(line, comments=True)
+        for block in re.findall(r"```sh\n(.*?)```", with_compose, re.DOTALL)
+        for line in block.replace("\\\n", " ").splitlines()
+    ]
+    compose_file = ["docker", "compose", "-f", "deploy/compose.yaml"]
+    steps = [words[len(compose_file) :] for words in commands if words[:4] == compose_file]
+    command = compose["services"]["migrate"]["command"]
+    dry_run = steps.index(["run", "--rm", "migrate", *command, "--dry-run"])
+    migrated = steps.index(["run", "--rm", "migrate"])
+    recreated = steps.index(["up", "-d"])
+    assert dry_run < migrated < recreated

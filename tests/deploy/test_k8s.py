@@ -8,15 +8,21 @@ checked by the validators that kubernetes-models
 compiles from those projects' CRDs (tests/deploy/crd, installed by `make test`); those
 schemas accept fields they do not know, so types, enums and required fields are caught there,
 misspelt field names are not.
+
+The migration Job (migrate.yaml) is checked as the Deployment is, and for its place in an
+upgrade: it is named after the release, it alone carries the label deploy/README.md's upgrade
+applies first, and the walk-through waits for it before it applies the rest.
 """
 
 import copy
 import json
 import re
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
+import tomllib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +44,9 @@ CRD_VALIDATOR = Path(__file__).parent / "crd"
 SECRET_TEMPLATE = "secret.template.yaml"
 APP_SECRET = "cryptid-backend"
 RESTORE_EXAMPLE = K8S / "examples" / "restore.yaml"
+README = REPO / "deploy" / "README.md"
+# How deploy/README.md#upgrading applies the migration Job alone: `kubectl apply -l`.
+MIGRATE_SELECTOR = ("app.kubernetes.io/component", "migrate")
 MIN_KUBERNETES = "1.29"
 CUSTOM_GROUPS = ("postgresql.cnpg.io/", "monitoring.coreos.com/")
 # What an operator puts in TRUSTED_PROXIES: its ingress controller's pods.
@@ -78,19 +87,20 @@ def is_custom(manifest: Manifest) -> bool:
     return str(manifest["apiVersion"]).startswith(CUSTOM_GROUPS)
 
 
-def container() -> Manifest:
-    (app,) = one("Deployment")["spec"]["template"]["spec"]["containers"]
+def container(kind: str = "Deployment") -> Manifest:
+    """The one container of the Deployment's pods, or of the migration Job's."""
+    (app,) = one(kind)["spec"]["template"]["spec"]["containers"]
     return app
 
 
-def environment(secrets: dict[tuple[str, str], str]) -> dict[str, str]:
+def environment(secrets: dict[tuple[str, str], str], kind: str = "Deployment") -> dict[str, str]:
     """The container's environment as the kubelet builds it, with the given Secret values."""
     config = one("ConfigMap")
     env: dict[str, str] = {}
-    for source in container()["envFrom"]:
+    for source in container(kind)["envFrom"]:
         assert source["configMapRef"]["name"] == config["metadata"]["name"]
         env.update(config["data"])
-    for variable in container()["env"]:
+    for variable in container(kind)["env"]:
         if "value" in variable:
             # $(NAME) expands to a variable defined before this one, as the kubelet does.
             env[variable["name"]] = re.sub(
@@ -102,13 +112,13 @@ def environment(secrets: dict[tuple[str, str], str]) -> dict[str, str]:
     return env
 
 
-def secret_refs() -> dict[str, tuple[str, str]]:
+def secret_refs(kind: str = "Deployment") -> dict[str, tuple[str, str]]:
     return {
         variable["name"]: (
             variable["valueFrom"]["secretKeyRef"]["name"],
             variable["valueFrom"]["secretKeyRef"]["key"],
         )
-        for variable in container()["env"]
+        for variable in container(kind)["env"]
         if "valueFrom" in variable
     }
 
@@ -156,7 +166,9 @@ def test_the_kustomization_applies_every_manifest_but_the_secret_template() -> N
     on_disk = {path.name for path in K8S.glob("*.yaml")} - {"kustomization.yaml"}
     assert len(listed) == len(set(listed))
     assert set(listed) == on_disk - {SECRET_TEMPLATE}
+    # One image, set by the kustomization on the instances and on the migration Job alike.
     assert [image["name"] for image in kustomization()["images"]] == [container()["image"]]
+    assert container("Job")["image"] == container()["image"]
 
 
 @pytest.mark.parametrize("version", [MIN_KUBERNETES, kubernetes_validate.utils.latest_version()])
@@ -168,6 +180,7 @@ def test_every_built_in_object_is_valid_for_kubernetes(version: str) -> None:
         "Service",
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
+        "Job",
         "Secret",
     }
     errors = {doc["kind"]: kubernetes_errors(doc, version) for doc in built_in}
@@ -198,6 +211,9 @@ def broken(manifest: Manifest, path: str, value: Any) -> Manifest:
         ("Deployment", "spec.template.spec.containers.0.ports.0.containerPort", "8080"),
         ("Deployment", "spec.template.spec.containers.0.readinesProbe", {}),
         ("HorizontalPodAutoscaler", "spec.minReplicas", "three"),
+        ("Job", "spec.backoffLimit", "six"),
+        ("Job", "spec.template.spec.containers.0.comand", ["python"]),
+        ("PodDisruptionBudget", "spec.maxUnavailable", {"pods": 1}),
         ("Service", "spec.ports.0.port", "80"),
     ],
 )
@@ -502,3 +518,162 @@ def test_the_readme_shows_the_restore_example_as_it_is() -> None:
     blocks = re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL)
     assert RESTORE_EXAMPLE.read_text() in blocks
     assert str(RESTORE_EXAMPLE.relative_to(REPO)) in readme
+
+
+def release() -> str:
+    version: str = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    return version
+
+
+def labelled(key: str, value: str) -> list[Manifest]:
+    """What `kubectl apply -k deploy/k8s -l key=value` applies."""
+    return [doc for doc in applied() if doc["metadata"].get("labels", {}).get(key) == value]
+
+
+def test_the_migration_job_runs_the_releases_migrations_with_the_pods_settings() -> None:
+    job = one("Job")
+    pod = job["spec"]["template"]["spec"]
+    migrate = container("Job")
+    assert migrate["command"] == ["python", "-m", "service", "migrate"]
+    assert "args" not in migrate
+    # Each attempt a pod of its own, kept for its log; a few attempts, not an endless loop.
+    assert pod["restartPolicy"] == "Never"
+    assert 1 <= job["spec"]["backoffLimit"] <= 10
+    # The release's image, at the tag of the release this file belongs to.
+    (image,) = kustomization()["images"]
+    assert image["newTag"] == release()
+    # The pods' settings and the service's own Secret, read the same way: a missing key stops
+    # the Job as it stops the pods.
+    assert migrate["envFrom"] == container()["envFrom"]
+    own = {name: ref for name, ref in secret_refs().items() if ref[0] == APP_SECRET}
+    assert {name: ref for name, ref in secret_refs("Job").items() if ref[0] == APP_SECRET} == own
+    assert not any(
+        var["valueFrom"]["secretKeyRef"].get("optional")
+        for var in migrate["env"]
+        if "valueFrom" in var
+    )
+    # As unprivileged as the instances, on the same read-only root.
+    deployment_pod = one("Deployment")["spec"]["template"]["spec"]
+    assert pod["securityContext"] == deployment_pod["securityContext"]
+    assert migrate["securityContext"] == container()["securityContext"]
+    assert pod["automountServiceAccountToken"] is False
+
+
+def test_the_migration_job_reaches_postgresql_directly_not_through_the_pooler() -> None:
+    cluster, pooler = one("Cluster")["metadata"]["name"], one("Pooler")["metadata"]["name"]
+    refs = secret_refs("Job")
+    # The primary's URI from the operator's app Secret: the `-rw` Service, as LISTEN's.
+    assert refs["DATABASE_URL"] == (f"{cluster}-app", "uri") == secret_refs()["LISTEN_DATABASE_URL"]
+    assert not any(pooler in var.get("value", "") for var in container("Job")["env"])
+    uri = f"postgresql://cryptid:Secret0@{cluster}-rw:5432/cryptid"
+    real = {(APP_SECRET, key): secrets.token_urlsafe(48) for key in ("SECRET_KEY", "OPS_TOKEN")}
+    env = environment(real | {(f"{cluster}-app", "uri"): uri}, kind="Job")
+    env["TRUSTED_PROXIES"] = INGRESS_PODS
+    settings = load_settings(env)
+    assert urlsplit(settings.database_url or "").hostname == f"{cluster}-rw"
+    assert settings.listen_database_url in (None, settings.database_url)
+
+
+def test_the_pods_wait_for_the_migrations_instead_of_applying_them() -> None:
+    cluster = one("Cluster")["metadata"]["name"]
+    database = {
+        (f"{cluster}-app", "username"): "cryptid",
+        (f"{cluster}-app", "password"): "Secret0",
+        (f"{cluster}-app", "uri"): f"postgresql://cryptid:Secret0@{cluster}-rw:5432/cryptid",
+    }
+    real = {(APP_SECRET, key): secrets.token_urlsafe(48) for key in ("SECRET_KEY", "OPS_TOKEN")}
+    env = environment(real | database)
+    env["TRUSTED_PROXIES"] = INGRESS_PODS
+    settings = load_settings(env)
+    assert settings.migrate_on_start is False
+    # A pod that starts before the Job is done gives up, and says why, before the startup
+    # probe would kill it without a word; the kubelet starts it again.
+    startup = container()["startupProbe"]
+    assert settings.migration_wait_seconds < startup["periodSeconds"] * startup["failureThreshold"]
+
+
+def test_the_migration_jobs_pod_is_never_taken_for_an_instance() -> None:
+    job_pod = one("Job")["spec"]["template"]["metadata"]["labels"]
+    deployment = one("Deployment")
+    selectors = [
+        deployment["spec"]["selector"]["matchLabels"],
+        one("Service")["spec"]["selector"],
+        one("PodDisruptionBudget")["spec"]["selector"]["matchLabels"],
+        deployment["spec"]["template"]["spec"]["topologySpreadConstraints"][0]["labelSelector"][
+            "matchLabels"
+        ],
+    ]
+    # The Service would send players to it (it has no readiness probe), the budget and the
+    # spread would count it.
+    for selector in selectors:
+        assert not selector.items() <= job_pod.items(), selector
+
+
+def test_the_migration_job_is_named_after_the_release_and_applied_alone_first() -> None:
+    job = one("Job")
+    # A Job's pod template cannot change once it exists: each release's Job is a new object.
+    assert job["metadata"]["name"] == f"cryptid-backend-migrate-{release().replace('.', '-')}"
+    assert len(job["metadata"]["name"]) <= 63
+    # The label the walk-through applies first selects the Job and nothing else.
+    assert labelled(*MIGRATE_SELECTOR) == [job]
+
+
+def upgrade_commands() -> list[list[str]]:
+    """The commands of deploy/README.md's Kubernetes upgrade, in order, as argument lists."""
+    section = README.read_text().split("\n## Upgrading\n", 1)[1].split("\n## ", 1)[0]
+    kubernetes = section.split("\n### On Kubernetes\n", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", kubernetes, re.DOTALL)
+    commands = []
+    for block in blocks:
+        for line in block.replace("\\\n", " ").splitlines():
+            words = shlex.split(line, comments=True)
+            if words:
+                commands.append(words)
+    return commands
+
+
+def test_the_upgrade_waits_for_the_migrations_before_the_pods_roll() -> None:
+    commands = upgrade_commands()
+    job = one("Job")["metadata"]["name"]
+    selector = "=".join(MIGRATE_SELECTOR)
+
+    def position(matches: Callable[[list[str]], bool]) -> int:
+        (found,) = [index for index, words in enumerate(commands) if matches(words)]
+        return found
+
+    def applies_the_kustomization(words: list[str]) -> bool:
+        return words[:4] == ["kubectl", "apply", "-k", "deploy/k8s"]
+
+    migrations = position(
+        lambda words: applies_the_kustomization(words) and words[4:] == ["-l", selector]
+    )
+    waited = position(
+        lambda words: (
+            words[:2] == ["kubectl", "wait"]
+            and "--for=condition=complete" in words
+            and f"job/{job}" in words
+        )
+    )
+    everything = position(lambda words: applies_the_kustomization(words) and len(words) == 4)
+    rolled = position(
+        lambda words: (
+            words[:3] == ["kubectl", "rollout", "status"]
+            and f"deployment/{one('Deployment')['metadata']['name']}" in words
+        )
+    )
+    assert migrations < waited < everything < rolled
+
+
+def test_a_rollout_and_a_drain_keep_play_going() -> None:
+    deployment = one("Deployment")["spec"]
+    strategy = deployment["strategy"]
+    # A new pod is ready (readiness: /readyz) before an old one stops.
+    assert strategy["type"] == "RollingUpdate"
+    assert strategy["rollingUpdate"]["maxUnavailable"] == 0
+    assert strategy["rollingUpdate"]["maxSurge"] == 1
+    assert container()["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    # A drain takes one instance at a time, and leaves at least two serving.
+    budget = one("PodDisruptionBudget")["spec"]
+    assert "minAvailable" not in budget
+    assert budget["maxUnavailable"] == 1
+    assert one("HorizontalPodAutoscaler")["spec"]["minReplicas"] - budget["maxUnavailable"] >= 2
