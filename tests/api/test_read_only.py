@@ -4,6 +4,7 @@ migrations need newer code to write is refused at start and turns a running inst
 read-only; an instance that does not migrate waits for the migrations, then says why not."""
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 
 import asyncpg
@@ -12,6 +13,7 @@ import pytest
 from service.config import Settings
 from service.store import migrate
 from service.usecases.schema_level import CannotServe
+from tests.api.matches_helpers import new_players, read, receive, socket_url, start_match
 from tests.conftest import running_service
 from tests.http import Api
 
@@ -88,6 +90,31 @@ async def test_a_running_instance_turns_read_only_when_a_migration_needs_newer_c
         assert await conn.fetchval("SELECT count(*) FROM runs") == 0
     finally:
         await conn.close()
+
+
+async def test_a_socket_action_is_refused_read_only_and_not_applied(
+    migrated_url: str, make_settings: Callable[..., Settings]
+) -> None:
+    settings = make_settings(database_url=migrated_url, migration_check_seconds=0.1)
+    async with running_service(settings) as api:
+        tokens = await new_players(api, 2)
+        match_id = await start_match(api, tokens)
+        (seat,) = (await read(api, tokens[0], match_id))["to_act"]
+        match = await read(api, tokens[seat], match_id)
+        headers = {"Authorization": f"Bearer {tokens[seat]}"}
+        ws = await api.session.ws_connect(socket_url(api, match_id), headers=headers)
+        await receive(ws)  # the backlog
+        try:
+            await _record(migrated_url, NEWEST + 1, writers_from=NEWEST + 1)
+            await _until_not_ready(api)
+            action = match["legal_actions"][0]
+            await ws.send_str(json.dumps({"version": match["version"], "action": action}))
+            reply = await receive(ws)
+        finally:
+            await ws.close()
+        after = await read(api, tokens[seat], match_id)
+    assert reply["status"] == 503 and reply["error"]["code"] == "read_only"
+    assert after["version"] == match["version"]
 
 
 async def test_an_instance_that_does_not_migrate_waits_for_the_migrations(
