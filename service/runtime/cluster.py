@@ -77,7 +77,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _spawn(argv: list[str], log: Path, env: Mapping[str, str] | None = None) -> "Process":
+def _spawn(
+    argv: list[str], log: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> "Process":
     # A session of its own: a terminal's Ctrl-C reaches us alone, and we stop each part in turn.
     with log.open("ab") as out:
         popen = subprocess.Popen(
@@ -86,6 +88,7 @@ def _spawn(argv: list[str], log: Path, env: Mapping[str, str] | None = None) -> 
             stdout=out,
             stderr=subprocess.STDOUT,
             env=None if env is None else dict(env),
+            cwd=cwd,
             start_new_session=True,
         )
     return Process(popen, log)
@@ -151,13 +154,16 @@ def _answers(url: str) -> Callable[[], bool]:
 @dataclass
 class Instance:
     """One `python -m service serve`; `process` is None while it is stopped. nginx balances
-    its `port`; its /metrics is on `metrics_port` alone, which nginx does not reach."""
+    its `port`; its /metrics is on `metrics_port` alone, which nginx does not reach. `tree`,
+    when set, is another release's source tree that it runs instead of this one: in a rolling
+    upgrade both releases serve at once."""
 
     name: str
     port: int
     metrics_port: int
     log: Path
     process: Process | None = None
+    tree: Path | None = None
 
     @property
     def url(self) -> str:
@@ -184,8 +190,12 @@ class Cluster:
             "METRICS_PORT": str(instance.metrics_port),
             "INSTANCE_ID": instance.name,
         }
+        if instance.tree is not None:
+            # `python -m` imports `service` from its working directory, ahead of this tree's
+            # install; PYTHONSAFEPATH would drop that directory, PYTHONPATH keeps the tree first.
+            env["PYTHONPATH"] = str(instance.tree)
         command = [sys.executable, "-m", "service", "serve"]
-        instance.process = _spawn(command, instance.log, env)
+        instance.process = _spawn(command, instance.log, env, instance.tree)
 
     def wait_ready(self, instance: Instance) -> None:
         assert instance.process is not None
@@ -299,11 +309,13 @@ def running(
     port: int = 0,
     env: Mapping[str, str] | None = None,
     database_url: str | None = None,
+    tree: Path | None = None,
 ) -> Iterator[Cluster]:
     """The whole topology until the block ends; `port` 0 picks a free one for the balancer.
 
     `env` adds settings for the instances (SWEEP_INTERVAL_SECONDS, RATE_LIMIT_*, ...).
     `database_url`, a PostgreSQL on a unix socket, is used instead of starting the embedded one.
+    `tree`, another release's source tree, is what the instances run instead of this one.
     """
     if instances < 1:
         raise ClusterError(f"a cluster needs at least one instance, not {instances}")
@@ -329,7 +341,8 @@ def running(
             database_url=database_url,
             bouncer_url=bouncer_url,
             instances=[
-                Instance(name, free_port(), free_port(), run_dir / f"{name}.log") for name in names
+                Instance(name, free_port(), free_port(), run_dir / f"{name}.log", tree=tree)
+                for name in names
             ],
             instance_env={
                 **{

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.clients.names import Names
+from tests.clients.prompts import choose
 from tests.http import Answer, Api
 
 GAMES = ["necromancers", "fate-duel", "loyalty", "medianokte"]
@@ -25,30 +26,6 @@ MAX_TURNS = 3000
 
 def _renderer(game: str) -> Any:
     return importlib.import_module(f"tests.clients.{game.replace('-', '_')}_table")
-
-
-def _param_value(schema: Mapping[str, Any], rng: random.Random) -> Any:
-    """A value a prompt's parameter schema allows, as a client would pick one."""
-    if "enum" in schema:
-        return rng.choice(schema["enum"])
-    if schema.get("type") == "integer":
-        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 0))
-    if schema.get("type") == "array":
-        items = list(schema["items"]["enum"])
-        return rng.sample(items, rng.randint(0, len(items)))
-    if schema.get("type") == "boolean":
-        return rng.random() < 0.5
-    raise AssertionError(f"a parameter schema no client can fill: {schema}")
-
-
-def _choose(prompt: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-    """An answer to `prompt`: one of its actions, or a parameterised one filled in."""
-    options = [dict(a) for a in prompt["actions"] if not a.get("loses")] or prompt["actions"]
-    if prompt["params"] and (not options or rng.random() < 0.2):
-        kind = rng.choice(sorted(prompt["params"]))
-        fields = prompt["params"][kind]
-        return {"type": kind, **{n: _param_value(s, rng) for n, s in fields.items()}}
-    return dict(rng.choice(options))
 
 
 async def _refusals_explain_themselves(
@@ -114,7 +91,7 @@ async def _play(api: Api, game: str, seed: int) -> tuple[str, str, list[str]]:
 async def _act(
     api: Api, token: str, match_id: str, state: Mapping[str, Any], rng: random.Random
 ) -> Answer:
-    action = _choose(state["prompt"], rng)
+    action = choose(state["prompt"], rng)
     body = {"version": state["version"], "action": action}
     answer = await api.post(f"/v1/matches/{match_id}/actions", body, token=token)
     if answer.status != 200:
