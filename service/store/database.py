@@ -3,11 +3,15 @@
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from typing import TypeAlias
 
 import asyncpg
 import structlog
 
 log = structlog.get_logger("service.store")
+
+# What a statement runs on: the pool (a connection of its own) or a connection in hand.
+Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
 
 # Errors meaning "the database cannot be reached or is going away" (answered as 503).
 _UNAVAILABLE: tuple[type[BaseException], ...] = (

@@ -13,7 +13,8 @@ from uuid import UUID
 
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
+from service.store.database import Conn
+
 # (mu, sigma) by player.
 Skills: TypeAlias = dict[UUID, tuple[float, float]]
 

@@ -1,26 +1,26 @@
-"""Matches: the match row (cached state), its seats, the action log, and the numbered events.
+"""Matches: the match row (cached state), its seats, and the action log that rebuilds it.
 
-JSON columns travel as text and are parsed here, so the pool needs no type codecs.
+The numbered events are match_events.py's, the lists of matches match_lists.py's, and the
+sweeps of ended matches match_sweeps.py's. JSON columns travel as text and are parsed here, so
+the pool needs no type codecs.
 """
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, TypeAlias
+from typing import Any
 from uuid import UUID
 
 import asyncpg
 
 from service.store import jsonb
+from service.store.database import Conn
 from service.store.idempotency import KEEP_ANSWER, AnswerToKeep, KeptAnswer, write_keeping
+from service.store.match_events import CHANNEL, EventRow
 from service.store.params import named
 from service.store.player_lock import ALIVE
-
-Conn: TypeAlias = asyncpg.Pool | asyncpg.Connection
-
-CHANNEL = "match_events"
 
 _MATCH_COLUMNS = (
     "match_id, game, ruleset, seed, seats, options::text, status, version, last_seq,"
@@ -58,40 +58,11 @@ class SeatRow:
 
 
 @dataclass(frozen=True)
-class ListedMatch:
-    """A match as a list shows it, with the listing player's seat and whether it is asked."""
-
-    match_id: UUID
-    game: str
-    ruleset: str
-    status: str
-    version: int
-    seats: int
-    options: dict[str, Any]
-    free_seats: int
-    seat: int | None
-    asked: bool
-    created_at: datetime
-    by_operator: bool
-    # What the list is ordered by: the match's creation in the lobby, the seat's join in yours.
-    listed_at: datetime
-
-
-@dataclass(frozen=True)
 class ActionRow:
     version: int
     seat: int
     action: dict[str, Any]
     source: str
-
-
-@dataclass(frozen=True)
-class EventRow:
-    seq: int
-    version: int
-    kind: str
-    data: dict[str, Any]
-    visible_to: list[int] | None
 
 
 def _match(row: asyncpg.Record) -> MatchRow:
@@ -226,96 +197,6 @@ async def leave_seat(conn: asyncpg.Connection, match_id: UUID, seat: int) -> Non
         match_id,
         seat,
     )
-
-
-def _listed(row: asyncpg.Record) -> ListedMatch:
-    return ListedMatch(
-        row["match_id"],
-        row["game"],
-        row["ruleset"],
-        row["status"],
-        row["version"],
-        row["seats"],
-        json.loads(row["options"]),
-        row["free_seats"],
-        row["seat"],
-        row["asked"],
-        row["created_at"],
-        row["by_operator"],
-        row["listed_at"],
-    )
-
-
-_LISTED = """
-    SELECT m.match_id, m.game, m.ruleset, m.status, m.version, m.seats, m.options::text,
-           m.created_at, m.created_by IS NULL AS by_operator,
-           (SELECT count(*) FROM match_seats f
-             WHERE f.match_id = m.match_id AND f.player_id IS NULL AND NOT f.bot) AS free_seats,
-           mine.seat, coalesce(m.status = 'active' AND mine.prompt IS NOT NULL, false) AS asked
-"""
-
-
-# A first page starts below every (time, id): a bound rather than "$2 IS NULL OR …", so that
-# the plan PostgreSQL caches for the statement walks the index on every page.
-_LAST_ID = UUID(int=2**128 - 1)
-
-
-@dataclass(frozen=True)
-class After:
-    """Where a page starts: below this (time, match) in a list ordered newest first."""
-
-    at: datetime
-    match_id: UUID
-
-
-async def list_for_player(
-    conn: Conn, player_id: UUID, after: After | None, limit: int
-) -> list[ListedMatch]:
-    """The player's matches, the seat taken last first; `limit` of them past `after`."""
-    rows = await conn.fetch(
-        _LISTED
-        + """, mine.joined_at AS listed_at
-          FROM match_seats mine JOIN matches m USING (match_id)
-         WHERE mine.player_id = $1
-           AND (mine.joined_at, mine.match_id)
-               < (coalesce($2::timestamptz, 'infinity'), coalesce($3::uuid, $5::uuid))
-         ORDER BY mine.joined_at DESC, mine.match_id DESC
-         LIMIT $4
-        """,
-        player_id,
-        None if after is None else after.at,
-        None if after is None else after.match_id,
-        limit,
-        _LAST_ID,
-    )
-    return [_listed(r) for r in rows]
-
-
-async def list_waiting(
-    conn: Conn, player_id: UUID, after: After | None, limit: int
-) -> list[ListedMatch]:
-    """Matches still waiting for players, newest first: a lobby to join from; `limit` of them
-    past `after`."""
-    rows = await conn.fetch(
-        _LISTED
-        + """, m.created_at AS listed_at
-          FROM matches m
-          LEFT JOIN LATERAL (
-              SELECT seat, prompt FROM match_seats
-               WHERE match_id = m.match_id AND player_id = $1 LIMIT 1) mine ON true
-         WHERE m.status = 'waiting'
-           AND (m.created_at, m.match_id)
-               < (coalesce($2::timestamptz, 'infinity'), coalesce($3::uuid, $5::uuid))
-         ORDER BY m.created_at DESC, m.match_id DESC
-         LIMIT $4
-        """,
-        player_id,
-        None if after is None else after.at,
-        None if after is None else after.match_id,
-        limit,
-        _LAST_ID,
-    )
-    return [_listed(r) for r in rows]
 
 
 @dataclass(frozen=True)
@@ -539,195 +420,6 @@ async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:
     )
 
 
-def _event(row: asyncpg.Record) -> EventRow:
-    visible = row["visible_to"]
-    return EventRow(
-        row["seq"],
-        row["version"],
-        row["kind"],
-        json.loads(row["data"]),
-        None if visible is None else list(visible),
-    )
-
-
-@dataclass(frozen=True)
-class EventsRead:
-    """A follower's read: the match's figures and the events past a cursor, from one snapshot."""
-
-    status: str
-    version: int
-    last_seq: int
-    seat: int | None
-    events: list[EventRow]
-
-
-async def events_for(
-    conn: Conn, match_id: UUID, player_id: UUID, after: int, limit: int
-) -> EventsRead | None:
-    """Events past `after` that the player's seat may see (a spectator: public ones only).
-
-    One statement, so the version and status read belong to the same commits as the events:
-    a page never carries an action's events with the version from before it.
-    """
-    rows = await conn.fetch(
-        """
-        SELECT m.status, m.version AS match_version, m.last_seq, s.seat AS reader,
-               e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
-        FROM matches m
-        CROSS JOIN LATERAL (
-            SELECT min(seat) AS seat FROM match_seats
-            WHERE match_id = m.match_id AND player_id = $2
-        ) s
-        LEFT JOIN LATERAL (
-            SELECT seq, version, kind, data, visible_to FROM match_events
-            WHERE match_id = m.match_id AND seq > $3
-              AND (visible_to IS NULL OR s.seat = ANY (visible_to))
-            ORDER BY seq
-            LIMIT $4
-        ) e ON true
-        WHERE m.match_id = $1
-        ORDER BY e.seq
-        """,
-        match_id,
-        player_id,
-        after,
-        limit,
-    )
-    if not rows:
-        return None
-    first = rows[0]
-    events = [] if first["seq"] is None else [_event(r) for r in rows]
-    return EventsRead(
-        first["status"], first["match_version"], first["last_seq"], first["reader"], events
-    )
-
-
-@dataclass(frozen=True)
-class EventsAfter:
-    """Every event past a cursor, whoever may see it, with the match's figures and the seat of
-    each player seated, from one snapshot: one read that each follower of the match redacts
-    for its own seat."""
-
-    status: str
-    version: int
-    last_seq: int
-    seat_of: dict[UUID, int]
-    events: list[EventRow]
-
-
-async def events_after(conn: Conn, match_id: UUID, after: int, limit: int) -> EventsAfter | None:
-    """Up to `limit` events past `after`, unredacted and with their `visible_to`; None when
-    there is no such match. One statement, for the same reason as `events_for`."""
-    rows = await conn.fetch(
-        """
-        SELECT m.status, m.version AS match_version, m.last_seq, s.seats, s.players,
-               e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
-        FROM matches m
-        CROSS JOIN LATERAL (
-            SELECT array_agg(seat) AS seats, array_agg(player_id) AS players
-            FROM match_seats
-            WHERE match_id = m.match_id AND player_id IS NOT NULL
-        ) s
-        LEFT JOIN LATERAL (
-            SELECT seq, version, kind, data, visible_to FROM match_events
-            WHERE match_id = m.match_id AND seq > $2
-            ORDER BY seq
-            LIMIT $3
-        ) e ON true
-        WHERE m.match_id = $1
-        ORDER BY e.seq
-        """,
-        match_id,
-        after,
-        limit,
-    )
-    if not rows:
-        return None
-    first = rows[0]
-    seat_of = dict(zip(first["players"] or (), first["seats"] or (), strict=True))
-    events = [] if first["seq"] is None else [_event(r) for r in rows]
-    return EventsAfter(first["status"], first["match_version"], first["last_seq"], seat_of, events)
-
-
-async def events_swept(conn: Conn, match_id: UUID) -> bool:
-    """Whether the match's events were swept after its retention (its action log is kept)."""
-    swept = await conn.fetchval(
-        "SELECT events_swept_at IS NOT NULL FROM matches WHERE match_id = $1", match_id
-    )
-    return bool(swept)
-
-
-# The ended matches past their retention, oldest end first, as many as fit in `rows` rows
-# (events and seats, counted from `last_seq` and `seats`) and at least one; each is claimed with
-# FOR UPDATE SKIP LOCKED, so that instances sweeping at once take different matches.
-_ENDED_BATCH = """
-WITH due AS (
-    SELECT match_id, sum(last_seq + seats) OVER (ORDER BY finished_at, match_id) AS running
-      FROM (SELECT match_id, last_seq, seats, finished_at FROM matches
-             WHERE status = $1 AND events_swept_at IS NULL
-               AND finished_at < now() - make_interval(secs => $2::float8)
-             ORDER BY finished_at, match_id
-             LIMIT $3) oldest),
-claimed AS (
-    SELECT m.match_id FROM matches m JOIN due USING (match_id)
-     WHERE (due.running <= $3 OR due.running = (SELECT min(running) FROM due))
-       AND m.status = $1 AND m.events_swept_at IS NULL
-     FOR UPDATE OF m SKIP LOCKED),
-events_gone AS (
-    DELETE FROM match_events e USING claimed WHERE e.match_id = claimed.match_id)
-"""
-
-
-async def sweep_finished_events(conn: Conn, older_than_seconds: float, rows: int) -> int:
-    """Delete the events of matches finished more than `older_than_seconds` ago, one batch of
-    about `rows` rows in one statement; the match, its seats and its action log stay. The number
-    of matches swept."""
-    swept = await conn.fetch(
-        _ENDED_BATCH
-        + """
-        UPDATE matches m SET events_swept_at = now() FROM claimed
-         WHERE m.match_id = claimed.match_id
-        RETURNING m.match_id
-        """,
-        "finished",
-        older_than_seconds,
-        rows,
-    )
-    return len(swept)
-
-
-async def delete_expired(conn: Conn, older_than_seconds: float, rows: int) -> int:
-    """Delete matches that expired unfilled more than `older_than_seconds` ago, with their seats
-    and events, one batch of about `rows` rows in one statement. The number of matches deleted.
-
-    The foreign keys are checked at the end of the statement, when the rows that point at a
-    match are gone with it."""
-    deleted = await conn.fetch(
-        _ENDED_BATCH
-        + """,
-        seats_gone AS (
-            DELETE FROM match_seats s USING claimed WHERE s.match_id = claimed.match_id),
-        actions_gone AS (
-            DELETE FROM match_actions a USING claimed WHERE a.match_id = claimed.match_id)
-        DELETE FROM matches m USING claimed WHERE m.match_id = claimed.match_id
-        RETURNING m.match_id
-        """,
-        "expired",
-        older_than_seconds,
-        rows,
-    )
-    return len(deleted)
-
-
-async def all_events(conn: Conn, match_id: UUID) -> list[EventRow]:
-    rows = await conn.fetch(
-        "SELECT seq, version, kind, data::text, visible_to FROM match_events"
-        " WHERE match_id = $1 ORDER BY seq",
-        match_id,
-    )
-    return [_event(r) for r in rows]
-
-
 async def actions(conn: Conn, match_id: UUID) -> list[ActionRow]:
     rows = await conn.fetch(
         "SELECT version, seat, action::text, source FROM match_actions"
@@ -735,20 +427,3 @@ async def actions(conn: Conn, match_id: UUID) -> list[ActionRow]:
         match_id,
     )
     return [ActionRow(r["version"], r["seat"], json.loads(r["action"]), r["source"]) for r in rows]
-
-
-async def listen(
-    url: str, on_notify: Callable[[str], None], on_lost: Callable[[], None], timeout_s: float
-) -> asyncpg.Connection:
-    """A dedicated connection listening on the match channel; `on_lost` runs if it drops."""
-    conn = await asyncpg.connect(url, timeout=timeout_s)
-
-    def received(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-        on_notify(payload)
-
-    def terminated(_conn: object) -> None:
-        on_lost()
-
-    conn.add_termination_listener(terminated)
-    await conn.add_listener(CHANNEL, received)
-    return conn

@@ -15,7 +15,8 @@ from uuid import UUID
 import asyncpg
 
 from service.store import jsonb
-from service.store.matches import CHANNEL, Conn
+from service.store.database import Conn
+from service.store.match_events import CHANNEL
 
 # The rating of a player who has none yet for the game this season: OpenSkill's starting mu.
 UNRATED_MU = 25.0

@@ -13,7 +13,7 @@ from uuid import UUID
 
 import structlog
 
-from service.store import matches as store
+from service.store import match_events
 
 log = structlog.get_logger("service.matches.notify")
 
@@ -89,7 +89,7 @@ async def listen_forever(url: str, hub: Hub, timeout_s: float) -> None:
     while True:
         lost = asyncio.Event()
         try:
-            conn = await store.listen(url, hub.publish, lost.set, timeout_s)
+            conn = await match_events.listen(url, hub.publish, lost.set, timeout_s)
         except Exception as exc:
             log.warning("listen_connect_failed", error=type(exc).__name__)
             await asyncio.sleep(RETRY_SECONDS)

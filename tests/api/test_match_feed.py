@@ -9,7 +9,7 @@ from typing import Any
 import asyncpg
 
 from service.config import Settings
-from service.store.matches import CHANNEL
+from service.store.match_events import CHANNEL
 from tests.api.bystander import CYCLES, under_attack
 from tests.api.matches_helpers import act, new_players, read, receive, socket_url, start_match
 from tests.conftest import running_service

@@ -12,8 +12,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from service.store import idempotency
-from service.store import matches as store
+from service.store import idempotency, match_sweeps
 from tests.api.matches_helpers import (
     all_events,
     create,
@@ -390,15 +389,15 @@ async def test_a_match_sweep_takes_about_its_batch_of_rows_and_one_match_at_leas
         return sorted(r["match_id"] for r in rows)
 
     # Newer than the retention: kept.
-    assert await store.sweep_finished_events(database, 7200.0, 10) == 0
+    assert await match_sweeps.sweep_finished_events(database, 7200.0, 10) == 0
     # 3 events and 2 seats a match: two of them fit in 10 rows, the oldest first.
-    assert await store.sweep_finished_events(database, 60.0, 10) == 2
+    assert await match_sweeps.sweep_finished_events(database, 60.0, 10) == 2
     assert await with_events() == sorted(ids[2:])
-    assert await store.sweep_finished_events(database, 60.0, 10) == 1
+    assert await match_sweeps.sweep_finished_events(database, 60.0, 10) == 1
     # A match larger than a batch is taken alone.
-    assert await store.sweep_finished_events(database, 60.0, 10) == 1
+    assert await match_sweeps.sweep_finished_events(database, 60.0, 10) == 1
     assert await with_events() == []
-    assert await store.sweep_finished_events(database, 60.0, 10) == 0
+    assert await match_sweeps.sweep_finished_events(database, 60.0, 10) == 0
     swept = await database.fetchval(
         "SELECT count(*) FROM matches WHERE events_swept_at IS NOT NULL"
     )

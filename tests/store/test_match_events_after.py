@@ -8,9 +8,10 @@ import asyncpg
 import pytest
 
 from service.config import Settings
+from service.store import match_events, players
 from service.store import matches as store
-from service.store import players
-from service.store.matches import Changes, EventRow, SeatRow
+from service.store.match_events import EventRow
+from service.store.matches import Changes, SeatRow
 from tests.conftest import migrated
 
 
@@ -66,14 +67,14 @@ async def test_events_after_reads_every_event_with_its_routing_and_the_seats_hel
     )
     assert await store.save(conn, row, changes)
 
-    read = await store.events_after(conn, match_id, 0, 10)
+    read = await match_events.events_after(conn, match_id, 0, 10)
     assert read is not None
     assert read.events == events
     assert (read.status, read.version, read.last_seq) == ("active", 2, 3)
     assert read.seat_of == {other.player_id: 0, owner.player_id: 1}
 
-    limited = await store.events_after(conn, match_id, 1, 1)
+    limited = await match_events.events_after(conn, match_id, 1, 1)
     assert limited is not None and [e.seq for e in limited.events] == [2]
-    past = await store.events_after(conn, match_id, 3, 10)
+    past = await match_events.events_after(conn, match_id, 3, 10)
     assert past is not None and (past.events, past.last_seq) == ([], 3)
-    assert await store.events_after(conn, uuid4(), 0, 10) is None
+    assert await match_events.events_after(conn, uuid4(), 0, 10) is None

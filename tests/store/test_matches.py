@@ -10,9 +10,10 @@ import pytest
 
 from service.config import Settings
 from service.games.kernel.rng import MASK64
+from service.store import match_events, players
 from service.store import matches as store
-from service.store import players
-from service.store.matches import ActionRow, Changes, EventRow, SeatRow
+from service.store.match_events import EventRow
+from service.store.matches import ActionRow, Changes, SeatRow
 from tests.conftest import migrated
 
 
@@ -89,8 +90,8 @@ async def test_events_for_gives_each_seat_only_what_it_may_see(conn: asyncpg.Con
     ]
     assert await store.save(conn, await _read(conn, match_id), _changes(events, version=2))
 
-    async def read(player: UUID, after: int = 0, limit: int = 10) -> store.EventsRead:
-        found = await store.events_for(conn, match_id, player, after, limit)
+    async def read(player: UUID, after: int = 0, limit: int = 10) -> match_events.EventsRead:
+        found = await match_events.events_for(conn, match_id, player, after, limit)
         assert found is not None
         return found
 
@@ -104,8 +105,8 @@ async def test_events_for_gives_each_seat_only_what_it_may_see(conn: asyncpg.Con
     page = await read(owner.player_id, after=4)
     assert (page.events, page.seat, page.version, page.last_seq) == ([], 0, 2, 4)
     assert (await read(onlooker.player_id)).seat is None
-    assert await store.events_for(conn, uuid4(), owner.player_id, 0, 10) is None
-    assert [e.visible_to for e in await store.all_events(conn, match_id)] == [
+    assert await match_events.events_for(conn, uuid4(), owner.player_id, 0, 10) is None
+    assert [e.visible_to for e in await match_events.all_events(conn, match_id)] == [
         None,
         [0],
         [1],
@@ -130,7 +131,7 @@ async def test_save_writes_nothing_when_the_match_moved_since_it_was_read(
     # A second write computed from version 0 lost the race: none of it is stored.
     late = dataclasses.replace(first, events=[EventRow(2, 1, "late", {}, None)])
     assert not await store.save(conn, read, late)
-    assert [e.kind for e in await store.all_events(conn, match_id)] == ["first"]
+    assert [e.kind for e in await match_events.all_events(conn, match_id)] == ["first"]
     assert [a.version for a in await store.actions(conn, match_id)] == [1]
     row = await store.get(conn, match_id)
     assert row is not None and row.version == 1 and row.last_seq == 1
@@ -148,7 +149,7 @@ async def test_save_writes_nothing_when_only_the_events_moved_since_the_read(
     assert not await store.save(conn, read, late)
     row = await _read(conn, match_id)
     assert (row.version, row.last_seq) == (0, 1)
-    assert [e.kind for e in await store.all_events(conn, match_id)] == ["match_expired"]
+    assert [e.kind for e in await match_events.all_events(conn, match_id)] == ["match_expired"]
 
 
 async def test_after_save_is_what_the_next_read_gives(conn: asyncpg.Connection) -> None:
@@ -193,10 +194,10 @@ async def test_a_follower_never_reads_events_with_the_version_from_before_them(
                 read = dataclasses.replace(read, version=version, last_seq=version)
             done.set()
 
-        async def follow() -> list[store.EventsRead]:
+        async def follow() -> list[match_events.EventsRead]:
             pages = []
             while not done.is_set():
-                page = await store.events_for(pool, match_id, owner.player_id, 0, writes)
+                page = await match_events.events_for(pool, match_id, owner.player_id, 0, writes)
                 assert page is not None
                 pages.append(page)
             return pages

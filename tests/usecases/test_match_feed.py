@@ -14,7 +14,8 @@ import pytest
 from service.config import Settings
 from service.store import matches as store
 from service.store import players
-from service.store.matches import Changes, EventRow, SeatRow
+from service.store.match_events import EventRow
+from service.store.matches import Changes, SeatRow
 from service.store.notify import Hub, listen_forever
 from service.usecases.matches import feed as feeds
 from service.usecases.matches import follow

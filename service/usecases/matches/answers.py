@@ -14,7 +14,8 @@ from typing_extensions import TypedDict
 
 from service.games.kernel.views import view_schema
 from service.games.registry import REGISTRY
-from service.store.matches import ListedMatch, MatchRow, SeatRow
+from service.store.match_lists import ListedMatch
+from service.store.matches import MatchRow, SeatRow
 from service.usecases.matches.progress import Progress, WireEvent
 
 

@@ -22,8 +22,8 @@ import asyncpg
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from service.store import matches as store
-from service.store.matches import EventRow, EventsAfter
+from service.store import match_events
+from service.store.match_events import EventRow, EventsAfter
 from service.store.notify import Hub
 from service.usecases.errors import NotFound
 from service.usecases.matches.progress import ACTIVE, WAITING, WireEvent, event_wire, events_wire
@@ -67,7 +67,7 @@ async def events_page(
     pool: asyncpg.Pool, player_id: UUID, match_id: UUID, after: int, limit: int = EVENT_PAGE
 ) -> EventPage:
     """A follower's own read: the events past `after` that its seat may see."""
-    read = await store.events_for(pool, match_id, player_id, after, limit)
+    read = await match_events.events_for(pool, match_id, player_id, after, limit)
     if read is None:
         raise NotFound("no such match")
     more = len(read.events) == limit
@@ -182,7 +182,7 @@ class Feed:
         self._notified.clear()
         start = after if self._figures is None else self._known
         try:
-            read = await store.events_after(self.pool, self.match_id, start, EVENT_PAGE)
+            read = await match_events.events_after(self.pool, self.match_id, start, EVENT_PAGE)
         except BaseException:
             self._notified.set()  # the next follower to ask reads again
             raise

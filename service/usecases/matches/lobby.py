@@ -42,9 +42,11 @@ import asyncpg
 from service.games.kernel.loadouts import LoadoutError
 from service.games.kernel.protocol import Event, Game, GameError
 from service.games.registry import describe, get_game
+from service.store import match_lists
 from service.store import matches as store
 from service.store.database import transaction
-from service.store.matches import After, ListedMatch, SeatRow
+from service.store.match_lists import After, ListedMatch
+from service.store.matches import SeatRow
 from service.usecases import idempotency, player_lock
 from service.usecases.errors import Conflict, Illegal, NotFound
 from service.usecases.matches.answers import (
@@ -391,9 +393,9 @@ async def list_matches(
     past `cursor`, with the cursor of the next page when there is one."""
     after = _after(mine, cursor)
     if mine:
-        listed = await store.list_for_player(pool, player_id, after, limit + 1)
+        listed = await match_lists.list_for_player(pool, player_id, after, limit + 1)
     else:
-        listed = await store.list_waiting(pool, player_id, after, limit + 1)
+        listed = await match_lists.list_waiting(pool, player_id, after, limit + 1)
     page = listed[:limit]
     return {
         "matches": [summary(m, notices(m)) for m in page],

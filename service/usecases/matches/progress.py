@@ -23,7 +23,8 @@ from service.runtime import metrics
 from service.store import matches as store
 from service.store.database import within_transaction
 from service.store.idempotency import AnswerToKeep
-from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
+from service.store.match_events import EventRow
+from service.store.matches import ActionRow, MatchRow, SeatRow
 from service.usecases import game_ratings
 
 # Bot moves applied in one transaction; the sweeper plays the rest.

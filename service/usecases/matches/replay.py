@@ -18,10 +18,11 @@ from typing_extensions import TypedDict
 
 from service.games.kernel.protocol import Event, Game, event_revealed, replay_step
 from service.games.registry import get_game
-from service.store import jsonb
+from service.store import jsonb, match_events
 from service.store import matches as store
 from service.store.database import transaction
-from service.store.matches import ActionRow, EventRow, MatchRow, SeatRow
+from service.store.match_events import EventRow
+from service.store.matches import ActionRow, MatchRow, SeatRow
 from service.usecases.errors import Conflict, NotFound
 from service.usecases.matches.answers import SeatInfo, seats_wire
 from service.usecases.matches.progress import FINISHED, WireEvent, stored_event
@@ -93,8 +94,8 @@ async def replay(pool: asyncpg.Pool, match_id: UUID) -> MatchReplay:
             )
         seats = await store.seats(conn, match_id)
         actions = await store.actions(conn, match_id)
-        swept = await store.events_swept(conn, match_id)
-        events = [] if swept else await store.all_events(conn, match_id)
+        swept = await match_events.events_swept(conn, match_id)
+        events = [] if swept else await match_events.all_events(conn, match_id)
     game = get_game(row.game, row.ruleset)
     if swept:
         events = rebuilt_events(game, row, seats, actions)

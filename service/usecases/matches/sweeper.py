@@ -21,7 +21,7 @@ from uuid import UUID
 import asyncpg
 import structlog
 
-from service.store import idempotency
+from service.store import idempotency, match_sweeps
 from service.store import matches as store
 from service.store.database import is_unavailable
 from service.usecases.matches.progress import WAITING, Progress
@@ -105,10 +105,10 @@ async def sweep_retention(pool: asyncpg.Pool, retention: Retention) -> None:
         return await idempotency.sweep(pool, retention.key_ttl_seconds, rows)
 
     async def finished() -> int:
-        return await store.sweep_finished_events(pool, retention.events_seconds, rows)
+        return await match_sweeps.sweep_finished_events(pool, retention.events_seconds, rows)
 
     async def expired() -> int:
-        return await store.delete_expired(pool, retention.events_seconds, rows)
+        return await match_sweeps.delete_expired(pool, retention.events_seconds, rows)
 
     swept = {
         "keys": await _batches(keys),
