@@ -12,6 +12,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store.database import Conn
+from service.store.params import named
 
 CHANNEL = "match_events"
 
@@ -47,6 +48,26 @@ class EventsRead:
     events: list[EventRow]
 
 
+_FOR_READER = named("""
+    SELECT m.status, m.version AS match_version, m.last_seq, s.seat AS reader,
+           e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
+    FROM matches m
+    CROSS JOIN LATERAL (
+        SELECT min(seat) AS seat FROM match_seats
+        WHERE match_id = m.match_id AND player_id = :player_id
+    ) s
+    LEFT JOIN LATERAL (
+        SELECT seq, version, kind, data, visible_to FROM match_events
+        WHERE match_id = m.match_id AND seq > :after
+          AND (visible_to IS NULL OR s.seat = ANY (visible_to))
+        ORDER BY seq
+        LIMIT :limit
+    ) e ON true
+    WHERE m.match_id = :match_id
+    ORDER BY e.seq
+""")
+
+
 async def events_for(
     conn: Conn, match_id: UUID, player_id: UUID, after: int, limit: int
 ) -> EventsRead | None:
@@ -55,30 +76,8 @@ async def events_for(
     One statement, so the version and status read belong to the same commits as the events:
     a page never carries an action's events with the version from before it.
     """
-    rows = await conn.fetch(
-        """
-        SELECT m.status, m.version AS match_version, m.last_seq, s.seat AS reader,
-               e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
-        FROM matches m
-        CROSS JOIN LATERAL (
-            SELECT min(seat) AS seat FROM match_seats
-            WHERE match_id = m.match_id AND player_id = $2
-        ) s
-        LEFT JOIN LATERAL (
-            SELECT seq, version, kind, data, visible_to FROM match_events
-            WHERE match_id = m.match_id AND seq > $3
-              AND (visible_to IS NULL OR s.seat = ANY (visible_to))
-            ORDER BY seq
-            LIMIT $4
-        ) e ON true
-        WHERE m.match_id = $1
-        ORDER BY e.seq
-        """,
-        match_id,
-        player_id,
-        after,
-        limit,
-    )
+    args = _FOR_READER.args(match_id=match_id, player_id=player_id, after=after, limit=limit)
+    rows = await conn.fetch(_FOR_READER.sql, *args)
     if not rows:
         return None
     first = rows[0]
@@ -101,32 +100,31 @@ class EventsAfter:
     events: list[EventRow]
 
 
+_UNREDACTED = named("""
+    SELECT m.status, m.version AS match_version, m.last_seq, s.seats, s.players,
+           e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
+    FROM matches m
+    CROSS JOIN LATERAL (
+        SELECT array_agg(seat) AS seats, array_agg(player_id) AS players
+        FROM match_seats
+        WHERE match_id = m.match_id AND player_id IS NOT NULL
+    ) s
+    LEFT JOIN LATERAL (
+        SELECT seq, version, kind, data, visible_to FROM match_events
+        WHERE match_id = m.match_id AND seq > :after
+        ORDER BY seq
+        LIMIT :limit
+    ) e ON true
+    WHERE m.match_id = :match_id
+    ORDER BY e.seq
+""")
+
+
 async def events_after(conn: Conn, match_id: UUID, after: int, limit: int) -> EventsAfter | None:
     """Up to `limit` events past `after`, unredacted and with their `visible_to`; None when
     there is no such match. One statement, for the same reason as `events_for`."""
-    rows = await conn.fetch(
-        """
-        SELECT m.status, m.version AS match_version, m.last_seq, s.seats, s.players,
-               e.seq, e.version, e.kind, e.data::text AS data, e.visible_to
-        FROM matches m
-        CROSS JOIN LATERAL (
-            SELECT array_agg(seat) AS seats, array_agg(player_id) AS players
-            FROM match_seats
-            WHERE match_id = m.match_id AND player_id IS NOT NULL
-        ) s
-        LEFT JOIN LATERAL (
-            SELECT seq, version, kind, data, visible_to FROM match_events
-            WHERE match_id = m.match_id AND seq > $2
-            ORDER BY seq
-            LIMIT $3
-        ) e ON true
-        WHERE m.match_id = $1
-        ORDER BY e.seq
-        """,
-        match_id,
-        after,
-        limit,
-    )
+    args = _UNREDACTED.args(match_id=match_id, after=after, limit=limit)
+    rows = await conn.fetch(_UNREDACTED.sql, *args)
     if not rows:
         return None
     first = rows[0]
@@ -135,20 +133,23 @@ async def events_after(conn: Conn, match_id: UUID, after: int, limit: int) -> Ev
     return EventsAfter(first["status"], first["match_version"], first["last_seq"], seat_of, events)
 
 
+_SWEPT = named("SELECT events_swept_at IS NOT NULL FROM matches WHERE match_id = :match_id")
+
+
 async def events_swept(conn: Conn, match_id: UUID) -> bool:
     """Whether the match's events were swept after its retention (its action log is kept)."""
-    swept = await conn.fetchval(
-        "SELECT events_swept_at IS NOT NULL FROM matches WHERE match_id = $1", match_id
-    )
+    swept = await conn.fetchval(_SWEPT.sql, *_SWEPT.args(match_id=match_id))
     return bool(swept)
 
 
+_ALL = named(
+    "SELECT seq, version, kind, data::text, visible_to FROM match_events"
+    " WHERE match_id = :match_id ORDER BY seq"
+)
+
+
 async def all_events(conn: Conn, match_id: UUID) -> list[EventRow]:
-    rows = await conn.fetch(
-        "SELECT seq, version, kind, data::text, visible_to FROM match_events"
-        " WHERE match_id = $1 ORDER BY seq",
-        match_id,
-    )
+    rows = await conn.fetch(_ALL.sql, *_ALL.args(match_id=match_id))
     return [_event(r) for r in rows]
 
 

@@ -9,6 +9,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store.database import Conn
+from service.store.params import Statement, named
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,8 @@ _LISTED = """
 """
 
 
-# A first page starts below every (time, id): a bound rather than "$2 IS NULL OR …", so that
-# the plan PostgreSQL caches for the statement walks the index on every page.
+# A first page starts below every (time, id): a bound rather than ":after_at IS NULL OR …", so
+# that the plan PostgreSQL caches for the statement walks the index on every page.
 _LAST_ID = UUID(int=2**128 - 1)
 
 
@@ -71,27 +72,54 @@ class After:
     match_id: UUID
 
 
+_FOR_PLAYER = named(
+    _LISTED
+    + """, mine.joined_at AS listed_at
+      FROM match_seats mine JOIN matches m USING (match_id)
+     WHERE mine.player_id = :player_id
+       AND (mine.joined_at, mine.match_id)
+           < (coalesce(:after_at::timestamptz, 'infinity'),
+              coalesce(:after_id::uuid, :last_id::uuid))
+     ORDER BY mine.joined_at DESC, mine.match_id DESC
+     LIMIT :limit
+    """
+)
+
+_WAITING = named(
+    _LISTED
+    + """, m.created_at AS listed_at
+      FROM matches m
+      LEFT JOIN LATERAL (
+          SELECT seat, prompt FROM match_seats
+           WHERE match_id = m.match_id AND player_id = :player_id LIMIT 1) mine ON true
+     WHERE m.status = 'waiting'
+       AND (m.created_at, m.match_id)
+           < (coalesce(:after_at::timestamptz, 'infinity'),
+              coalesce(:after_id::uuid, :last_id::uuid))
+     ORDER BY m.created_at DESC, m.match_id DESC
+     LIMIT :limit
+    """
+)
+
+
+async def _page(
+    conn: Conn, statement: Statement, player_id: UUID, after: After | None, limit: int
+) -> list[ListedMatch]:
+    args = statement.args(
+        player_id=player_id,
+        after_at=None if after is None else after.at,
+        after_id=None if after is None else after.match_id,
+        last_id=_LAST_ID,
+        limit=limit,
+    )
+    return [_listed(r) for r in await conn.fetch(statement.sql, *args)]
+
+
 async def list_for_player(
     conn: Conn, player_id: UUID, after: After | None, limit: int
 ) -> list[ListedMatch]:
     """The player's matches, the seat taken last first; `limit` of them past `after`."""
-    rows = await conn.fetch(
-        _LISTED
-        + """, mine.joined_at AS listed_at
-          FROM match_seats mine JOIN matches m USING (match_id)
-         WHERE mine.player_id = $1
-           AND (mine.joined_at, mine.match_id)
-               < (coalesce($2::timestamptz, 'infinity'), coalesce($3::uuid, $5::uuid))
-         ORDER BY mine.joined_at DESC, mine.match_id DESC
-         LIMIT $4
-        """,
-        player_id,
-        None if after is None else after.at,
-        None if after is None else after.match_id,
-        limit,
-        _LAST_ID,
-    )
-    return [_listed(r) for r in rows]
+    return await _page(conn, _FOR_PLAYER, player_id, after, limit)
 
 
 async def list_waiting(
@@ -99,23 +127,4 @@ async def list_waiting(
 ) -> list[ListedMatch]:
     """Matches still waiting for players, newest first: a lobby to join from; `limit` of them
     past `after`."""
-    rows = await conn.fetch(
-        _LISTED
-        + """, m.created_at AS listed_at
-          FROM matches m
-          LEFT JOIN LATERAL (
-              SELECT seat, prompt FROM match_seats
-               WHERE match_id = m.match_id AND player_id = $1 LIMIT 1) mine ON true
-         WHERE m.status = 'waiting'
-           AND (m.created_at, m.match_id)
-               < (coalesce($2::timestamptz, 'infinity'), coalesce($3::uuid, $5::uuid))
-         ORDER BY m.created_at DESC, m.match_id DESC
-         LIMIT $4
-        """,
-        player_id,
-        None if after is None else after.at,
-        None if after is None else after.match_id,
-        limit,
-        _LAST_ID,
-    )
-    return [_listed(r) for r in rows]
+    return await _page(conn, _WAITING, player_id, after, limit)
