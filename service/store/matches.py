@@ -84,6 +84,20 @@ def _match(row: asyncpg.Record) -> MatchRow:
     )
 
 
+_INSERT_MATCH = named("""
+INSERT INTO matches (game, ruleset, seed, seats, options, status, state, turn_seconds,
+                     created_by, due_at)
+VALUES (:game, :ruleset, :seed, :seats, :options::jsonb, 'waiting', '{}', :turn_seconds,
+        :created_by, now() + make_interval(secs => :expires_in::float8))
+RETURNING match_id
+""")
+_INSERT_SEAT = named("""
+INSERT INTO match_seats (match_id, seat, player_id, bot, joined_at, loadout)
+VALUES (:match_id, :seat, :player_id, :bot,
+        CASE WHEN :player_id::uuid IS NULL THEN NULL ELSE now() END, :loadout::jsonb)
+""")
+
+
 async def insert_match(
     conn: asyncpg.Connection,
     *,
@@ -98,48 +112,51 @@ async def insert_match(
 ) -> UUID:
     """A waiting match (no state until every seat is taken), due to expire if it never fills;
     `created_by` None is an operator's match."""
-    match_id: UUID = await conn.fetchval(
-        """
-        INSERT INTO matches (game, ruleset, seed, seats, options, status, state, turn_seconds,
-                             created_by, due_at)
-        VALUES ($1, $2, $3, $4, $5::jsonb, 'waiting', '{}', $6, $7,
-                now() + make_interval(secs => $8::float8))
-        RETURNING match_id
-        """,
-        game,
-        ruleset,
-        Decimal(seed),
-        len(seats),
-        jsonb.dumps(options),
-        turn_seconds,
-        created_by,
-        expires_in_seconds,
+    args = _INSERT_MATCH.args(
+        game=game,
+        ruleset=ruleset,
+        seed=Decimal(seed),
+        seats=len(seats),
+        options=jsonb.dumps(options),
+        turn_seconds=turn_seconds,
+        created_by=created_by,
+        expires_in=expires_in_seconds,
     )
+    match_id: UUID = await conn.fetchval(_INSERT_MATCH.sql, *args)
     await conn.executemany(
-        """
-        INSERT INTO match_seats (match_id, seat, player_id, bot, joined_at, loadout)
-        VALUES ($1, $2, $3, $4, CASE WHEN $3::uuid IS NULL THEN NULL ELSE now() END, $5::jsonb)
-        """,
-        [(match_id, s.seat, s.player_id, s.bot, jsonb.dumps(s.loadout)) for s in seats],
+        _INSERT_SEAT.sql,
+        [
+            _INSERT_SEAT.args(
+                match_id=match_id,
+                seat=s.seat,
+                player_id=s.player_id,
+                bot=s.bot,
+                loadout=jsonb.dumps(s.loadout),
+            )
+            for s in seats
+        ],
     )
     return match_id
 
 
+_GET = named(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = :match_id")
+_EXISTS = named("SELECT true FROM matches WHERE match_id = :match_id")
+_LOCK = named(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = :match_id FOR UPDATE")
+
+
 async def get(conn: Conn, match_id: UUID) -> MatchRow | None:
-    row = await conn.fetchrow(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1", match_id)
+    row = await conn.fetchrow(_GET.sql, *_GET.args(match_id=match_id))
     return None if row is None else _match(row)
 
 
 async def exists(conn: Conn, match_id: UUID) -> bool:
-    found = await conn.fetchval("SELECT true FROM matches WHERE match_id = $1", match_id)
+    found = await conn.fetchval(_EXISTS.sql, *_EXISTS.args(match_id=match_id))
     return bool(found)
 
 
 async def lock(conn: asyncpg.Connection, match_id: UUID) -> MatchRow | None:
     """The match row, locked until the transaction ends: writes to one match are serialised."""
-    row = await conn.fetchrow(
-        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1 FOR UPDATE", match_id
-    )
+    row = await conn.fetchrow(_LOCK.sql, *_LOCK.args(match_id=match_id))
     return None if row is None else _match(row)
 
 
@@ -157,12 +174,14 @@ async def claim_due(conn: asyncpg.Connection) -> MatchRow | None:
     return None if row is None else _match(row)
 
 
+_SEATS = named(
+    "SELECT seat, player_id, bot, loadout::text, guard, prompt FROM match_seats"
+    " WHERE match_id = :match_id ORDER BY seat"
+)
+
+
 async def seats(conn: Conn, match_id: UUID) -> list[SeatRow]:
-    rows = await conn.fetch(
-        "SELECT seat, player_id, bot, loadout::text, guard, prompt FROM match_seats"
-        " WHERE match_id = $1 ORDER BY seat",
-        match_id,
-    )
+    rows = await conn.fetch(_SEATS.sql, *_SEATS.args(match_id=match_id))
     return [
         SeatRow(
             r["seat"],
@@ -176,27 +195,28 @@ async def seats(conn: Conn, match_id: UUID) -> list[SeatRow]:
     ]
 
 
+_TAKE_SEAT = named(
+    "UPDATE match_seats SET player_id = :player_id, joined_at = now(), loadout = :loadout::jsonb"
+    " WHERE match_id = :match_id AND seat = :seat"
+)
+_LEAVE_SEAT = named(
+    "UPDATE match_seats SET player_id = NULL, joined_at = NULL, loadout = NULL"
+    " WHERE match_id = :match_id AND seat = :seat"
+)
+
+
 async def take_seat(
     conn: asyncpg.Connection, match_id: UUID, seat: int, player_id: UUID, loadout: Any
 ) -> None:
-    await conn.execute(
-        "UPDATE match_seats SET player_id = $3, joined_at = now(), loadout = $4::jsonb"
-        " WHERE match_id = $1 AND seat = $2",
-        match_id,
-        seat,
-        player_id,
-        jsonb.dumps(loadout),
+    args = _TAKE_SEAT.args(
+        match_id=match_id, seat=seat, player_id=player_id, loadout=jsonb.dumps(loadout)
     )
+    await conn.execute(_TAKE_SEAT.sql, *args)
 
 
 async def leave_seat(conn: asyncpg.Connection, match_id: UUID, seat: int) -> None:
     """A player leaves a match that has not started: the seat is free again."""
-    await conn.execute(
-        "UPDATE match_seats SET player_id = NULL, joined_at = NULL, loadout = NULL"
-        " WHERE match_id = $1 AND seat = $2",
-        match_id,
-        seat,
-    )
+    await conn.execute(_LEAVE_SEAT.sql, *_LEAVE_SEAT.args(match_id=match_id, seat=seat))
 
 
 @dataclass(frozen=True)
@@ -209,26 +229,26 @@ class HeldSeats:
     searching: list[UUID]
 
 
+_HELD = named("""
+SELECT s.match_id AS id, m.status, m.created_at
+  FROM match_seats s,
+       -- One look-up by key per seat (LIMIT keeps it from being made a join, for which the
+       -- planner may prefer to walk every match in play).
+       LATERAL (SELECT status, created_at FROM matches
+                 WHERE match_id = s.match_id LIMIT 1) AS m
+ WHERE s.player_id = :player_id AND s.live AND m.status IN ('waiting', 'active')
+UNION ALL
+SELECT ticket_id, status, created_at FROM match_tickets
+ WHERE player_id = :player_id AND status = 'searching'
+ ORDER BY created_at, id
+""")
+
+
 async def held_seats(conn: asyncpg.Connection, player_id: UUID) -> HeldSeats:
     """The player's waiting and active matches and searching tickets. The caller holds the
     player's row until its transaction ends (service/store/player_lock.py), so that two
     requests cannot both take the last place."""
-    rows = await conn.fetch(
-        """
-        SELECT s.match_id AS id, m.status, m.created_at
-          FROM match_seats s,
-               -- One look-up by key per seat (LIMIT keeps it from being made a join, for
-               -- which the planner may prefer to walk every match in play).
-               LATERAL (SELECT status, created_at FROM matches
-                         WHERE match_id = s.match_id LIMIT 1) AS m
-         WHERE s.player_id = $1 AND s.live AND m.status IN ('waiting', 'active')
-        UNION ALL
-        SELECT ticket_id, status, created_at FROM match_tickets
-         WHERE player_id = $1 AND status = 'searching'
-         ORDER BY created_at, id
-        """,
-        player_id,
-    )
+    rows = await conn.fetch(_HELD.sql, *_HELD.args(player_id=player_id))
     by_status: dict[str, list[UUID]] = {"waiting": [], "active": [], "searching": []}
     for row in rows:
         by_status[row["status"]].append(row["id"])
@@ -254,11 +274,13 @@ _FOR_WRITE = (
        (SELECT json_agg(json_build_array(s.seat, s.player_id, s.bot, s.loadout, s.guard, s.prompt)
                         ORDER BY s.seat)
           FROM match_seats s WHERE s.match_id = m.match_id)::text AS seat_rows,
-       NOT EXISTS (SELECT FROM players p WHERE p.player_id = $2 AND p.deleted_at IS NULL)
+       NOT EXISTS (SELECT FROM players p WHERE p.player_id = :player_id AND p.deleted_at IS NULL)
            AS player_gone
-  FROM matches m LEFT JOIN idempotency_keys k ON k.player_id = $2 AND k.key = $3
- WHERE m.match_id = $1"""
+  FROM matches m LEFT JOIN idempotency_keys k ON k.player_id = :player_id AND k.key = :key
+ WHERE m.match_id = :match_id"""
 )
+_FOR_WRITE_UNLOCKED = named(_FOR_WRITE)
+_FOR_WRITE_LOCKED = named(_FOR_WRITE + " FOR UPDATE OF m")
 
 
 async def for_write(
@@ -266,8 +288,9 @@ async def for_write(
 ) -> ForWrite | None:
     """The match, its seats and the key's kept answer; with `lock`, the match stays locked until the
     transaction ends."""
+    statement = _FOR_WRITE_LOCKED if lock else _FOR_WRITE_UNLOCKED
     row = await conn.fetchrow(
-        _FOR_WRITE + (" FOR UPDATE OF m" if lock else ""), match_id, player_id, key
+        statement.sql, *statement.args(match_id=match_id, player_id=player_id, key=key)
     )
     if row is None:
         return None
@@ -411,19 +434,22 @@ def after_save(
     return row, after
 
 
+_POSTPONE = named(
+    "UPDATE matches SET due_at = now() + make_interval(secs => :seconds::float8)"
+    " WHERE match_id = :match_id AND status IN ('waiting', 'active')"
+)
+
+
 async def postpone(conn: Conn, match_id: UUID, seconds: float) -> None:
-    await conn.execute(
-        "UPDATE matches SET due_at = now() + make_interval(secs => $2::float8)"
-        " WHERE match_id = $1 AND status IN ('waiting', 'active')",
-        match_id,
-        seconds,
-    )
+    await conn.execute(_POSTPONE.sql, *_POSTPONE.args(match_id=match_id, seconds=seconds))
+
+
+_ACTIONS = named(
+    "SELECT version, seat, action::text, source FROM match_actions"
+    " WHERE match_id = :match_id ORDER BY version"
+)
 
 
 async def actions(conn: Conn, match_id: UUID) -> list[ActionRow]:
-    rows = await conn.fetch(
-        "SELECT version, seat, action::text, source FROM match_actions"
-        " WHERE match_id = $1 ORDER BY version",
-        match_id,
-    )
+    rows = await conn.fetch(_ACTIONS.sql, *_ACTIONS.args(match_id=match_id))
     return [ActionRow(r["version"], r["seat"], json.loads(r["action"]), r["source"]) for r in rows]
