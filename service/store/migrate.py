@@ -29,6 +29,7 @@ from importlib.resources.abc import Traversable
 import asyncpg
 import structlog
 
+from service.store.params import named
 from service.version import VERSION
 
 log = structlog.get_logger("service.store")
@@ -53,6 +54,15 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at   timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+_LOCK = named("SELECT pg_advisory_lock(:key)")
+_UNLOCK = named("SELECT pg_advisory_unlock(:key)")
+_DIGEST_RECORDED = named("SELECT EXISTS (SELECT 1 FROM schema_applied WHERE digest = :digest)")
+_RECORD = named(
+    "INSERT INTO schema_migrations (version, name, checksum, writers_from, release, seconds)"
+    " VALUES (:version, :name, :checksum, :writers_from, :release, :seconds)"
+)
 
 
 class MigrationError(RuntimeError):
@@ -204,7 +214,7 @@ async def migrate(url: str, target: int | None = None) -> list[Applied]:
 
 async def migrate_on(conn: asyncpg.Connection, target: int | None = None) -> list[Applied]:
     """`migrate` on a connection straight to PostgreSQL, left as it was found."""
-    await conn.execute("SELECT pg_advisory_lock($1)", LOCK_KEY)
+    await conn.execute(_LOCK.sql, *_LOCK.args(key=LOCK_KEY))
     try:
         await conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
         await conn.execute(LEDGER)
@@ -215,7 +225,7 @@ async def migrate_on(conn: asyncpg.Connection, target: int | None = None) -> lis
         return [await _apply(conn, migration) for migration in steps.pending]
     finally:
         await conn.execute("RESET lock_timeout")
-        await conn.execute("SELECT pg_advisory_unlock($1)", LOCK_KEY)
+        await conn.execute(_UNLOCK.sql, *_UNLOCK.args(key=LOCK_KEY))
 
 
 async def _plan(conn: asyncpg.Connection, target: int | None) -> Plan:
@@ -258,7 +268,7 @@ async def _made_by_baseline(conn: asyncpg.Connection, baseline: Migration) -> bo
     if not await conn.fetchval("SELECT to_regclass('schema_applied') IS NOT NULL"):
         return False
     found: bool = await conn.fetchval(
-        "SELECT EXISTS (SELECT 1 FROM schema_applied WHERE digest = $1)", baseline.checksum
+        _DIGEST_RECORDED.sql, *_DIGEST_RECORDED.args(digest=baseline.checksum)
     )
     return found
 
@@ -301,13 +311,12 @@ async def _apply_once(conn: asyncpg.Connection, migration: Migration) -> Applied
 
 
 async def _record(conn: asyncpg.Connection, migration: Migration, seconds: float) -> None:
-    await conn.execute(
-        "INSERT INTO schema_migrations (version, name, checksum, writers_from, release, seconds)"
-        " VALUES ($1, $2, $3, $4, $5, $6)",
-        migration.version,
-        migration.name,
-        migration.checksum,
-        migration.writers_from,
-        VERSION,
-        seconds,
+    args = _RECORD.args(
+        version=migration.version,
+        name=migration.name,
+        checksum=migration.checksum,
+        writers_from=migration.writers_from,
+        release=VERSION,
+        seconds=seconds,
     )
+    await conn.execute(_RECORD.sql, *args)
