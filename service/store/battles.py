@@ -6,6 +6,8 @@ from uuid import UUID
 
 import asyncpg
 
+from service.store.params import named
+
 
 @dataclass(frozen=True)
 class BattleRow:
@@ -46,11 +48,17 @@ def _row(row: asyncpg.Record) -> BattleRow:
     return BattleRow(**{**dict(row), "seed": int(row["seed"])})
 
 
+_OF_ROUND = named(_SELECT + " WHERE b.run_id = :run_id AND b.round = :round")
+
+
 async def of_round(conn: asyncpg.Connection, run_id: UUID, round_: int) -> BattleRow | None:
-    row = await conn.fetchrow(_SELECT + " WHERE b.run_id = $1 AND b.round = $2", run_id, round_)
+    row = await conn.fetchrow(_OF_ROUND.sql, *_OF_ROUND.args(run_id=run_id, round=round_))
     return None if row is None else _row(row)
 
 
+_GET = named(_SELECT + " WHERE b.battle_id = :battle_id")
+
+
 async def get(conn: asyncpg.Connection | asyncpg.Pool, battle_id: int) -> BattleRow | None:
-    row = await conn.fetchrow(_SELECT + " WHERE b.battle_id = $1", battle_id)
+    row = await conn.fetchrow(_GET.sql, *_GET.args(battle_id=battle_id))
     return None if row is None else _row(row)

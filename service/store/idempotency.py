@@ -9,7 +9,7 @@ from uuid import UUID
 import asyncpg
 
 from service.store.database import one_statement
-from service.store.params import Statement
+from service.store.params import Statement, named
 
 
 @dataclass(frozen=True)
@@ -29,36 +29,38 @@ class AnswerToKeep:
     answer: bytes
 
 
+_CLAIM = named("""
+    INSERT INTO idempotency_keys (player_id, key, request_hash)
+    VALUES (:player_id, :key, :request_hash)
+    ON CONFLICT (player_id, key) DO NOTHING RETURNING true
+""")
+
+
 async def claim(conn: asyncpg.Connection, player_id: UUID, key: str, request_hash: bytes) -> bool:
     """True when this transaction now holds the key; a concurrent holder makes us wait for it."""
-    inserted = await conn.fetchval(
-        """
-        INSERT INTO idempotency_keys (player_id, key, request_hash) VALUES ($1, $2, $3)
-        ON CONFLICT (player_id, key) DO NOTHING RETURNING true
-        """,
-        player_id,
-        key,
-        request_hash,
-    )
+    args = _CLAIM.args(player_id=player_id, key=key, request_hash=request_hash)
+    inserted = await conn.fetchval(_CLAIM.sql, *args)
     return bool(inserted)
 
 
+_GET = named(
+    "SELECT request_hash, response FROM idempotency_keys"
+    " WHERE player_id = :player_id AND key = :key"
+)
+
+
 async def get(conn: asyncpg.Connection, player_id: UUID, key: str) -> KeptAnswer:
-    row = await conn.fetchrow(
-        "SELECT request_hash, response FROM idempotency_keys WHERE player_id = $1 AND key = $2",
-        player_id,
-        key,
-    )
+    row = await conn.fetchrow(_GET.sql, *_GET.args(player_id=player_id, key=key))
     return KeptAnswer(bytes(row["request_hash"]), row["response"])
 
 
+_KEEP = named(
+    "UPDATE idempotency_keys SET response = :answer WHERE player_id = :player_id AND key = :key"
+)
+
+
 async def keep(conn: asyncpg.Connection, player_id: UUID, key: str, answer: bytes) -> None:
-    await conn.execute(
-        "UPDATE idempotency_keys SET response = $3 WHERE player_id = $1 AND key = $2",
-        player_id,
-        key,
-        answer,
-    )
+    await conn.execute(_KEEP.sql, *_KEEP.args(player_id=player_id, key=key, answer=answer))
 
 
 # The tail of a write statement that keeps an answer along with its change, given the
@@ -91,23 +93,22 @@ async def write_keeping(
         raise
 
 
+_SWEEP = named("""
+    DELETE FROM idempotency_keys k USING (
+        SELECT player_id, key FROM idempotency_keys
+         WHERE created_at < now() - make_interval(secs => :older_than::float8)
+         ORDER BY created_at
+         LIMIT :rows
+         FOR UPDATE SKIP LOCKED) old
+     WHERE k.player_id = old.player_id AND k.key = old.key
+    RETURNING 1
+""")
+
+
 async def sweep(
     conn: asyncpg.Pool | asyncpg.Connection, older_than_seconds: float, rows: int
 ) -> int:
     """Delete at most `rows` keys first used more than `older_than_seconds` ago, oldest first, in
     one statement; rows another instance is deleting are skipped. The number deleted."""
-    deleted = await conn.fetch(
-        """
-        DELETE FROM idempotency_keys k USING (
-            SELECT player_id, key FROM idempotency_keys
-             WHERE created_at < now() - make_interval(secs => $1::float8)
-             ORDER BY created_at
-             LIMIT $2
-             FOR UPDATE SKIP LOCKED) old
-         WHERE k.player_id = old.player_id AND k.key = old.key
-        RETURNING 1
-        """,
-        older_than_seconds,
-        rows,
-    )
+    deleted = await conn.fetch(_SWEEP.sql, *_SWEEP.args(older_than=older_than_seconds, rows=rows))
     return len(deleted)

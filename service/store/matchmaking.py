@@ -17,6 +17,7 @@ import asyncpg
 from service.store import jsonb
 from service.store.database import Conn
 from service.store.match_events import CHANNEL
+from service.store.params import named
 
 # The rating of a player who has none yet for the game this season: OpenSkill's starting mu.
 UNRATED_MU = 25.0
@@ -62,34 +63,43 @@ def _ticket(row: asyncpg.Record) -> Ticket:
     )
 
 
+_RATING = named("""
+SELECT coalesce(
+    (SELECT r.mu FROM game_ratings r
+      WHERE r.game = :game AND r.player_id = :player_id
+        AND r.season = (SELECT name FROM seasons WHERE started_at <= now()
+                         ORDER BY started_at DESC, name DESC LIMIT 1)),
+    :unrated::float8)
+""")
+
+
 async def rating(conn: Conn, player_id: UUID, game: str) -> float:
     """The player's mu for `game` in the current season (the latest started), UNRATED_MU
     without one: what the matcher compares."""
-    value: float = await conn.fetchval(
-        """
-        SELECT coalesce(
-            (SELECT r.mu FROM game_ratings r
-              WHERE r.game = $2 AND r.player_id = $1
-                AND r.season = (SELECT name FROM seasons WHERE started_at <= now()
-                                 ORDER BY started_at DESC, name DESC LIMIT 1)),
-            $3::float8)
-        """,
-        player_id,
-        game,
-        UNRATED_MU,
-    )
+    args = _RATING.args(player_id=player_id, game=game, unrated=UNRATED_MU)
+    value: float = await conn.fetchval(_RATING.sql, *args)
     return value
+
+
+_SEARCHING = named(
+    "SELECT ticket_id FROM match_tickets"
+    " WHERE player_id = :player_id AND game = :game AND status = 'searching'"
+)
 
 
 async def searching(conn: Conn, player_id: UUID, game: str) -> UUID | None:
     """The player's ticket still searching for `game`, if any."""
     found: UUID | None = await conn.fetchval(
-        "SELECT ticket_id FROM match_tickets"
-        " WHERE player_id = $1 AND game = $2 AND status = 'searching'",
-        player_id,
-        game,
+        _SEARCHING.sql, *_SEARCHING.args(player_id=player_id, game=game)
     )
     return found
+
+
+_INSERT = named(f"""
+INSERT INTO match_tickets (player_id, game, ruleset, seats, options, loadout, rating)
+VALUES (:player_id, :game, :ruleset, :seats, :options::jsonb, :loadout::jsonb, :rating)
+RETURNING {_COLUMNS}
+""")
 
 
 async def insert(
@@ -103,52 +113,49 @@ async def insert(
     loadout: Any,
     rating: float,
 ) -> Ticket:
-    row = await conn.fetchrow(
-        f"""
-        INSERT INTO match_tickets (player_id, game, ruleset, seats, options, loadout, rating)
-        VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)
-        RETURNING {_COLUMNS}
-        """,
-        player_id,
-        game,
-        ruleset,
-        seats,
-        jsonb.dumps(options),
-        jsonb.dumps(loadout),
-        rating,
+    args = _INSERT.args(
+        player_id=player_id,
+        game=game,
+        ruleset=ruleset,
+        seats=seats,
+        options=jsonb.dumps(options),
+        loadout=jsonb.dumps(loadout),
+        rating=rating,
     )
+    row = await conn.fetchrow(_INSERT.sql, *args)
     assert row is not None
     return _ticket(row)
 
 
+_GET = named(
+    f"SELECT {_COLUMNS} FROM match_tickets WHERE ticket_id = :ticket_id AND player_id = :player_id"
+)
+
+
 async def get(conn: Conn, ticket_id: UUID, player_id: UUID) -> Ticket | None:
     """The ticket, if it is the player's."""
-    row = await conn.fetchrow(
-        f"SELECT {_COLUMNS} FROM match_tickets WHERE ticket_id = $1 AND player_id = $2",
-        ticket_id,
-        player_id,
-    )
+    row = await conn.fetchrow(_GET.sql, *_GET.args(ticket_id=ticket_id, player_id=player_id))
     return None if row is None else _ticket(row)
+
+
+_LOCK = named(
+    f"SELECT {_COLUMNS} FROM match_tickets"
+    " WHERE ticket_id = :ticket_id AND player_id = :player_id FOR UPDATE"
+)
+_CANCEL = named(f"""
+UPDATE match_tickets SET status = 'cancelled', cancelled_at = now()
+ WHERE ticket_id = :ticket_id
+RETURNING pg_notify('{CHANNEL}', ticket_id::text)
+""")
 
 
 async def cancel(conn: asyncpg.Connection, ticket_id: UUID, player_id: UUID) -> Ticket | None:
     """The player's ticket as it was before this call, cancelled now if it was searching. The
     row stays locked until the transaction ends: a matcher claiming it skips it, and a second
     cancel waits and finds it cancelled."""
-    row = await conn.fetchrow(
-        f"SELECT {_COLUMNS} FROM match_tickets WHERE ticket_id = $1 AND player_id = $2 FOR UPDATE",
-        ticket_id,
-        player_id,
-    )
+    row = await conn.fetchrow(_LOCK.sql, *_LOCK.args(ticket_id=ticket_id, player_id=player_id))
     if row is not None and row["status"] == "searching":
-        await conn.execute(
-            f"""
-            UPDATE match_tickets SET status = 'cancelled', cancelled_at = now()
-             WHERE ticket_id = $1
-            RETURNING pg_notify('{CHANNEL}', ticket_id::text)
-            """,
-            ticket_id,
-        )
+        await conn.execute(_CANCEL.sql, *_CANCEL.args(ticket_id=ticket_id))
     return None if row is None else _ticket(row)
 
 
@@ -191,6 +198,19 @@ class Waiting:
     waited_seconds: float
 
 
+_BUCKET_TURN = named("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+_CLAIM = named("""
+SELECT ticket_id, player_id, loadout::text, rating,
+       extract(epoch FROM clock_timestamp() - created_at)::float8 AS waited
+  FROM match_tickets
+ WHERE status = 'searching' AND game = :game AND ruleset = :ruleset AND seats = :seats
+   AND options = :options::jsonb
+ ORDER BY created_at, ticket_id
+ LIMIT :limit
+   FOR UPDATE SKIP LOCKED
+""")
+
+
 async def claim(conn: asyncpg.Connection, bucket: Bucket, limit: int) -> list[Waiting]:
     """The bucket's searching tickets no other transaction holds, oldest first, locked until
     this transaction ends: two matchers never claim the same ticket.
@@ -199,28 +219,31 @@ async def claim(conn: asyncpg.Connection, bucket: Bucket, limit: int) -> list[Wa
     two that ran at once would each skip the ticket the other holds, and two players queuing
     together would wait for the next turn of the matcher to be seen together. A ticket a cancel
     holds is still skipped."""
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", bucket_key(bucket))
-    rows = await conn.fetch(
-        """
-        SELECT ticket_id, player_id, loadout::text, rating,
-               extract(epoch FROM clock_timestamp() - created_at)::float8 AS waited
-          FROM match_tickets
-         WHERE status = 'searching' AND game = $1 AND ruleset = $2 AND seats = $3
-           AND options = $4::jsonb
-         ORDER BY created_at, ticket_id
-         LIMIT $5
-           FOR UPDATE SKIP LOCKED
-        """,
-        bucket.game,
-        bucket.ruleset,
-        bucket.seats,
-        jsonb.dumps(bucket.options),
-        limit,
+    await conn.execute(_BUCKET_TURN.sql, *_BUCKET_TURN.args(key=bucket_key(bucket)))
+    args = _CLAIM.args(
+        game=bucket.game,
+        ruleset=bucket.ruleset,
+        seats=bucket.seats,
+        options=jsonb.dumps(bucket.options),
+        limit=limit,
     )
+    rows = await conn.fetch(_CLAIM.sql, *args)
     return [
         Waiting(r["ticket_id"], r["player_id"], json.loads(r["loadout"]), r["rating"], r["waited"])
         for r in rows
     ]
+
+
+_MARK_MATCHED = named(f"""
+WITH moved AS (
+    UPDATE match_tickets m SET status = 'matched', match_id = :match_id, seat = s.seat,
+                               matched_at = clock_timestamp()
+      FROM unnest(:ticket_ids::uuid[], :seats::int[]) AS s (ticket_id, seat)
+     WHERE m.ticket_id = s.ticket_id
+    RETURNING m.ticket_id, m.player_id)
+SELECT pg_notify('{CHANNEL}', ticket_id::text), pg_notify('{CHANNEL}', player_id::text)
+  FROM moved
+""")
 
 
 async def mark_matched(
@@ -229,35 +252,26 @@ async def mark_matched(
     """The claimed tickets (ticket, seat) matched into `match_id`; each ticket's waiters and
     each player's sockets notified. The time matched is the clock's, not the transaction's
     start: a matcher that waited for its turn may have begun before the ticket was stored."""
-    await conn.execute(
-        f"""
-        WITH moved AS (
-            UPDATE match_tickets m SET status = 'matched', match_id = $1, seat = s.seat,
-                                       matched_at = clock_timestamp()
-              FROM unnest($2::uuid[], $3::int[]) AS s (ticket_id, seat)
-             WHERE m.ticket_id = s.ticket_id
-            RETURNING m.ticket_id, m.player_id)
-        SELECT pg_notify('{CHANNEL}', ticket_id::text), pg_notify('{CHANNEL}', player_id::text)
-          FROM moved
-        """,
-        match_id,
-        [ticket for ticket, _ in seats],
-        [seat for _, seat in seats],
+    args = _MARK_MATCHED.args(
+        match_id=match_id,
+        ticket_ids=[ticket for ticket, _ in seats],
+        seats=[seat for _, seat in seats],
     )
+    await conn.execute(_MARK_MATCHED.sql, *args)
+
+
+_MATCHED_LATELY = named(f"""
+SELECT {_COLUMNS} FROM match_tickets
+ WHERE player_id = :player_id AND status = 'matched'
+   AND matched_at > now() - make_interval(secs => :seconds)
+ ORDER BY matched_at, ticket_id
+""")
 
 
 async def matched_lately(conn: Conn, player_id: UUID, seconds: float) -> list[Ticket]:
     """The player's tickets matched in the last `seconds`, the earliest first."""
-    rows = await conn.fetch(
-        f"""
-        SELECT {_COLUMNS} FROM match_tickets
-         WHERE player_id = $1 AND status = 'matched'
-           AND matched_at > now() - make_interval(secs => $2)
-         ORDER BY matched_at, ticket_id
-        """,
-        player_id,
-        seconds,
-    )
+    args = _MATCHED_LATELY.args(player_id=player_id, seconds=seconds)
+    rows = await conn.fetch(_MATCHED_LATELY.sql, *args)
     return [_ticket(row) for row in rows]
 
 

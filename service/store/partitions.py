@@ -14,6 +14,7 @@ import asyncpg
 import structlog
 
 from service.store.database import is_unavailable
+from service.store.params import named
 
 log = structlog.get_logger("service.store")
 
@@ -39,10 +40,13 @@ class Partition:
         return self.lower is None and self.upper is None
 
 
+_ENSURE = named("SELECT ensure_partitions(:weeks_ahead)")
+
+
 async def ensure(conn: asyncpg.Connection | asyncpg.Pool, weeks_ahead: int = WEEKS_AHEAD) -> int:
     """Make the weekly partitions from this week (UTC) to `weeks_ahead` weeks after; how many
     were made."""
-    made: int = await conn.fetchval("SELECT ensure_partitions($1)", weeks_ahead)
+    made: int = await conn.fetchval(_ENSURE.sql, *_ENSURE.args(weeks_ahead=weeks_ahead))
     return made
 
 
@@ -92,6 +96,12 @@ class Detached:
     outcome: str
 
 
+_FOREIGN_KEYS = named(
+    "SELECT conname FROM pg_constraint WHERE conrelid = :partition::regclass"
+    " AND contype = 'f' AND confrelid = 'snapshots'::regclass"
+)
+
+
 async def _detach_one(conn: asyncpg.Connection, part: Partition, drop: bool) -> str:
     """Detach one partition in a transaction of its own, so that the table's lock is short."""
     try:
@@ -100,11 +110,7 @@ async def _detach_one(conn: asyncpg.Connection, part: Partition, drop: bool) -> 
             await conn.execute(f'ALTER TABLE {part.table} DETACH PARTITION "{part.name}"')
             # A detached battles partition keeps its foreign keys to snapshots, which would keep
             # those snapshots from ever being detached: the archive stands alone.
-            names = await conn.fetch(
-                "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass"
-                " AND contype = 'f' AND confrelid = 'snapshots'::regclass",
-                part.name,
-            )
+            names = await conn.fetch(_FOREIGN_KEYS.sql, *_FOREIGN_KEYS.args(partition=part.name))
             for row in names:
                 await conn.execute(f'ALTER TABLE "{part.name}" DROP CONSTRAINT "{row["conname"]}"')
             if drop:
@@ -116,11 +122,14 @@ async def _detach_one(conn: asyncpg.Connection, part: Partition, drop: bool) -> 
     return "dropped" if drop else "detached"
 
 
+_CUTOFF = named("SELECT now() - :older_than::interval")
+
+
 async def detach(conn: asyncpg.Connection, older_than: timedelta, *, drop: bool) -> list[Detached]:
     """Detach (and with `drop`, drop) every weekly or legacy partition that ends more than
     `older_than` ago: battles first, then the snapshots no kept battle names (the database
     refuses the others, which are reported `referenced` and kept)."""
-    cutoff: datetime = await conn.fetchval("SELECT now() - $1::interval", older_than)
+    cutoff: datetime = await conn.fetchval(_CUTOFF.sql, *_CUTOFF.args(older_than=older_than))
     old = [
         part
         for part in await list_partitions(conn)

@@ -25,6 +25,8 @@ from uuid import UUID
 
 import asyncpg
 
+from service.store.params import named
+
 # The first CTE of a write made in one statement, holding the lock `hold` takes: the rest of
 # the statement writes only `WHERE EXISTS (SELECT FROM alive)`. Referenced once, from a
 # condition that needs no row of the table written, it is read before any row is locked.
@@ -33,11 +35,13 @@ ALIVE = """alive AS (
        FOR NO KEY UPDATE)"""
 
 
+_HOLD = named(
+    "SELECT true FROM players WHERE player_id = :player_id AND deleted_at IS NULL FOR NO KEY UPDATE"
+)
+
+
 async def hold(conn: asyncpg.Connection, player_id: UUID) -> bool:
     """Lock the player's row until the transaction ends; False, locking nothing, when the player
     is deleted (a deletion that commits while this waits is seen)."""
-    found = await conn.fetchval(
-        "SELECT true FROM players WHERE player_id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-        player_id,
-    )
+    found = await conn.fetchval(_HOLD.sql, *_HOLD.args(player_id=player_id))
     return bool(found)

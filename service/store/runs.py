@@ -68,6 +68,13 @@ def _row(row: asyncpg.Record) -> RunRow:
     )
 
 
+_INSERT = named(f"""
+INSERT INTO runs (player_id, ruleset, seed, lives, shop, rating_at_start)
+SELECT :player_id, :ruleset, :seed, :lives, :shop, rating FROM players WHERE player_id = :player_id
+RETURNING {_COLUMNS}
+""")
+
+
 async def insert(
     conn: asyncpg.Connection,
     player_id: UUID,
@@ -77,40 +84,35 @@ async def insert(
     shop: dict[str, Any],
 ) -> RunRow:
     """A new run; the player's current rating is kept as the run's rating."""
-    row = await conn.fetchrow(
-        f"""
-        INSERT INTO runs (player_id, ruleset, seed, lives, shop, rating_at_start)
-        SELECT $1, $2, $3, $4, $5, rating FROM players WHERE player_id = $1
-        RETURNING {_COLUMNS}
-        """,
-        player_id,
-        ruleset,
-        seed,
-        lives,
-        jsonb.dumps(shop),
+    args = _INSERT.args(
+        player_id=player_id, ruleset=ruleset, seed=seed, lives=lives, shop=jsonb.dumps(shop)
     )
+    row = await conn.fetchrow(_INSERT.sql, *args)
     return _row(row)
+
+
+_GET = f"SELECT {_COLUMNS} FROM runs WHERE run_id = :run_id AND player_id = :player_id"
+_GET_UNLOCKED = named(_GET)
+_GET_LOCKED = named(_GET + " FOR UPDATE")
 
 
 async def get(
     conn: asyncpg.Connection | asyncpg.Pool, run_id: UUID, player_id: UUID, *, lock: bool = False
 ) -> RunRow | None:
     """The player's run; with `lock`, the row stays locked until the transaction ends."""
-    row = await conn.fetchrow(
-        f"SELECT {_COLUMNS} FROM runs WHERE run_id = $1 AND player_id = $2"
-        + (" FOR UPDATE" if lock else ""),
-        run_id,
-        player_id,
-    )
+    statement = _GET_LOCKED if lock else _GET_UNLOCKED
+    row = await conn.fetchrow(statement.sql, *statement.args(run_id=run_id, player_id=player_id))
     return None if row is None else _row(row)
 
 
+_LIST_FOR = named(
+    f"SELECT {_COLUMNS} FROM runs WHERE player_id = :player_id"
+    " ORDER BY created_at DESC LIMIT :limit"
+)
+
+
 async def list_for(conn: asyncpg.Pool, player_id: UUID, limit: int) -> list[RunRow]:
-    rows = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM runs WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2",
-        player_id,
-        limit,
-    )
+    rows = await conn.fetch(_LIST_FOR.sql, *_LIST_FOR.args(player_id=player_id, limit=limit))
     return [_row(row) for row in rows]
 
 
@@ -141,19 +143,22 @@ def _for_write_sql(turn: bool, lock: bool) -> str:
         "SELECT "
         + ", ".join(f"r.{name}" for name in _NAMES)
         + ", k.request_hash, k.response"
-        + ", NOT EXISTS (SELECT FROM players p WHERE p.player_id = $2 AND p.deleted_at IS NULL)"
+        + ", NOT EXISTS (SELECT FROM players p"
+        + " WHERE p.player_id = :player_id AND p.deleted_at IS NULL)"
         + " AS player_gone"
         + (_TURN_EXTRAS if turn else "")
         + """
-          FROM runs r LEFT JOIN idempotency_keys k ON k.player_id = r.player_id AND k.key = $3
-         WHERE r.run_id = $1 AND r.player_id = $2"""
+          FROM runs r LEFT JOIN idempotency_keys k ON k.player_id = r.player_id AND k.key = :key
+         WHERE r.run_id = :run_id AND r.player_id = :player_id"""
         + (" FOR UPDATE OF r" if lock else "")
     )
 
 
 # Every shop move and end-turn reads through one of these: built once, not per request.
 _FOR_WRITE = {
-    (turn, lock): _for_write_sql(turn, lock) for turn in (False, True) for lock in (False, True)
+    (turn, lock): named(_for_write_sql(turn, lock))
+    for turn in (False, True)
+    for lock in (False, True)
 }
 
 
@@ -168,7 +173,10 @@ async def for_write(
 ) -> ForWrite | None:
     """The player's run and its key's kept answer; with `lock`, the run stays locked until the
     transaction ends; with `turn`, what an end-turn needs besides."""
-    row = await conn.fetchrow(_FOR_WRITE[turn, lock], run_id, player_id, key)
+    statement = _FOR_WRITE[turn, lock]
+    row = await conn.fetchrow(
+        statement.sql, *statement.args(run_id=run_id, player_id=player_id, key=key)
+    )
     if row is None:
         return None
     kept = (
@@ -184,6 +192,17 @@ async def for_write(
         row["battle_id"] if turn else 0,
         row["snapshot_id"] if turn else 0,
     )
+
+
+_SAVE_SHOP = named(f"""
+WITH {ALIVE},
+moved AS (
+    UPDATE runs SET shop = :shop::jsonb, updated_at = now(), version = version + 1
+     WHERE run_id = :run_id AND version = :version AND EXISTS (SELECT FROM alive)
+    RETURNING player_id),
+kept AS ({KEEP_ANSWER})
+SELECT count(*) FROM moved
+""")
 
 
 async def save_shop(
@@ -206,14 +225,9 @@ async def save_shop(
     return bool(moved)
 
 
-_SAVE_SHOP = named(f"""
-WITH {ALIVE},
-moved AS (
-    UPDATE runs SET shop = :shop::jsonb, updated_at = now(), version = version + 1
-     WHERE run_id = :run_id AND version = :version AND EXISTS (SELECT FROM alive)
-    RETURNING player_id),
-kept AS ({KEEP_ANSWER})
-SELECT count(*) FROM moved
+_OPEN_RUNS = named("""
+SELECT run_id FROM runs WHERE player_id = :player_id AND status = 'shopping'
+ ORDER BY created_at LIMIT :limit
 """)
 
 
@@ -224,14 +238,7 @@ async def open_runs(conn: asyncpg.Connection, player_id: UUID, limit: int) -> li
 
     The limit also keeps the plan on runs_open_idx: without it, for a player with thousands of
     ended runs the planner may prefer walking every open run of every player."""
-    rows = await conn.fetch(
-        """
-        SELECT run_id FROM runs WHERE player_id = $1 AND status = 'shopping'
-         ORDER BY created_at LIMIT $2
-        """,
-        player_id,
-        limit,
-    )
+    rows = await conn.fetch(_OPEN_RUNS.sql, *_OPEN_RUNS.args(player_id=player_id, limit=limit))
     return [row["run_id"] for row in rows]
 
 
@@ -250,6 +257,16 @@ class Idle:
 # player another sweep holds, whose other idle runs neither would end this tick.
 _SWEEP_TURN = "idle-runs"
 
+_TAKE_TURN = named("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+_CLAIM_IDLE = named("""
+SELECT r.run_id, r.player_id, r.ruleset, r.rating_change
+  FROM runs r JOIN players p USING (player_id)
+ WHERE r.status = 'shopping' AND r.updated_at < now() - make_interval(secs => :idle_seconds)
+ LIMIT :limit
+   FOR UPDATE OF r SKIP LOCKED
+   FOR NO KEY UPDATE OF p SKIP LOCKED
+""")
+
 
 async def claim_idle(conn: asyncpg.Connection, idle_seconds: float, limit: int) -> list[Idle]:
     """Up to `limit` open runs idle for `idle_seconds`, each locked with its player's row until
@@ -257,41 +274,14 @@ async def claim_idle(conn: asyncpg.Connection, idle_seconds: float, limit: int) 
     made, a deletion) is skipped, never waited for: a write holds the player's row before the
     run's, and a sweep that waited for them the other way round would wait in a cycle with it.
     Such a run was touched just now, or is being ended."""
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", _SWEEP_TURN)
-    rows = await conn.fetch(
-        """
-        SELECT r.run_id, r.player_id, r.ruleset, r.rating_change
-          FROM runs r JOIN players p USING (player_id)
-         WHERE r.status = 'shopping' AND r.updated_at < now() - make_interval(secs => $1)
-         LIMIT $2
-           FOR UPDATE OF r SKIP LOCKED
-           FOR NO KEY UPDATE OF p SKIP LOCKED
-        """,
-        idle_seconds,
-        limit,
-    )
+    await conn.execute(_TAKE_TURN.sql, *_TAKE_TURN.args(key=_SWEEP_TURN))
+    args = _CLAIM_IDLE.args(idle_seconds=idle_seconds, limit=limit)
+    rows = await conn.fetch(_CLAIM_IDLE.sql, *args)
     return [Idle(r["run_id"], r["player_id"], r["ruleset"], r["rating_change"]) for r in rows]
 
 
 # An open run to end: (run, player, the run's final rating change, the rating it settles).
 Ending = tuple[UUID, UUID, float, int]
-
-
-async def abandon(conn: asyncpg.Connection, ended: list[Ending], status: str) -> int:
-    """End claimed runs with `status`: each (run, player, the run's final rating change, the
-    rating it settles). The caller holds the runs' rows and their players' (claimed with the
-    runs, or held by the write)."""
-    done: int = await conn.fetchval(
-        _ABANDON.sql,
-        *_ABANDON.args(
-            run_ids=[run for run, _, _, _ in ended],
-            player_ids=[player for _, player, _, _ in ended],
-            changes=[change for _, _, change, _ in ended],
-            settled=[settled for _, _, _, settled in ended],
-            status=status,
-        ),
-    )
-    return done
 
 
 _ABANDON = named("""
@@ -310,3 +300,20 @@ rated AS (
      WHERE p.player_id = totals.player_id)
 SELECT count(*) FROM ended
 """)
+
+
+async def abandon(conn: asyncpg.Connection, ended: list[Ending], status: str) -> int:
+    """End claimed runs with `status`: each (run, player, the run's final rating change, the
+    rating it settles). The caller holds the runs' rows and their players' (claimed with the
+    runs, or held by the write)."""
+    done: int = await conn.fetchval(
+        _ABANDON.sql,
+        *_ABANDON.args(
+            run_ids=[run for run, _, _, _ in ended],
+            player_ids=[player for _, player, _, _ in ended],
+            changes=[change for _, _, change, _ in ended],
+            settled=[settled for _, _, _, settled in ended],
+            status=status,
+        ),
+    )
+    return done

@@ -9,17 +9,19 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
+from service.store.params import named
+
 # A device's fingerprint: 8 hex digits of a hash of its kept hash, which give nothing of its id
 # away. Computed here alone, so that the list and the unlink agree.
 _FINGERPRINT = "substr(encode(sha256('fingerprint:'::bytea || device_hash), 'hex'), 1, 8)"
 
 
-# The sessions of player $1 still live: not revoked one by one, and opened after the player last
-# signed out everywhere (`sessions_live_idx`, from that time on).
+# The sessions of player `:player_id` still live: not revoked one by one, and opened after the
+# player last signed out everywhere (`sessions_live_idx`, from that time on).
 _LIVE_SESSIONS = """
     SELECT session_id, created_at FROM sessions
-     WHERE player_id = $1 AND revoked_at IS NULL
-       AND created_at > coalesce((SELECT tokens_after FROM players WHERE player_id = $1),
+     WHERE player_id = :player_id AND revoked_at IS NULL
+       AND created_at > coalesce((SELECT tokens_after FROM players WHERE player_id = :player_id),
                                  '-infinity')
 """
 
@@ -40,48 +42,63 @@ def _live_player(row: asyncpg.Record | None) -> LivePlayer | None:
     return LivePlayer(row["player_id"], row["name"], row["tag"], row["tokens_after"])
 
 
+_LIVE_PLAYER = named("""
+    SELECT player_id, name, tag, tokens_after FROM players
+     WHERE player_id = :player_id AND deleted_at IS NULL FOR SHARE
+""")
+
+
 async def live_player(conn: asyncpg.Connection, player_id: UUID) -> LivePlayer | None:
     """The player, unless deleted; held (FOR SHARE) so that a deletion or a sign-out everywhere
     running now is waited for, and then seen: no session opens or goes on past it."""
-    row = await conn.fetchrow(
-        """
-        SELECT player_id, name, tag, tokens_after FROM players
-         WHERE player_id = $1 AND deleted_at IS NULL FOR SHARE
-        """,
-        player_id,
-    )
+    row = await conn.fetchrow(_LIVE_PLAYER.sql, *_LIVE_PLAYER.args(player_id=player_id))
     return _live_player(row)
+
+
+_TOKEN_PLAYER = named("""
+    SELECT player_id, name, tag, tokens_after FROM players
+     WHERE player_id = (SELECT s.player_id FROM refresh_tokens r JOIN sessions s
+                          USING (session_id) WHERE r.token_hash = :refresh_hash)
+       AND deleted_at IS NULL
+       FOR SHARE
+""")
 
 
 async def token_player(conn: asyncpg.Connection, refresh_hash: bytes) -> LivePlayer | None:
     """`live_player` of the refresh token's session, if the token is known: the player's row is
     held before the token's, in the order a deletion takes them."""
-    row = await conn.fetchrow(
-        """
-        SELECT player_id, name, tag, tokens_after FROM players
-         WHERE player_id = (SELECT s.player_id FROM refresh_tokens r JOIN sessions s
-                              USING (session_id) WHERE r.token_hash = $1)
-           AND deleted_at IS NULL
-           FOR SHARE
-        """,
-        refresh_hash,
-    )
+    row = await conn.fetchrow(_TOKEN_PLAYER.sql, *_TOKEN_PLAYER.args(refresh_hash=refresh_hash))
     return _live_player(row)
+
+
+_DEVICE_PLAYER = named("SELECT player_id FROM devices WHERE device_hash = :device_hash")
 
 
 async def device_player(conn: asyncpg.Connection | asyncpg.Pool, device_hash: bytes) -> UUID | None:
     """The player signed in by that device, if any."""
     found: UUID | None = await conn.fetchval(
-        "SELECT player_id FROM devices WHERE device_hash = $1", device_hash
+        _DEVICE_PLAYER.sql, *_DEVICE_PLAYER.args(device_hash=device_hash)
     )
     return found
 
 
+_MARK_USED = named("UPDATE devices SET last_used_at = now() WHERE device_hash = :device_hash")
+
+
 async def mark_used(conn: asyncpg.Connection, device_hash: bytes) -> None:
     """The device signed its player in now."""
-    await conn.execute(
-        "UPDATE devices SET last_used_at = now() WHERE device_hash = $1", device_hash
-    )
+    await conn.execute(_MARK_USED.sql, *_MARK_USED.args(device_hash=device_hash))
+
+
+_ADD_DEVICE = named("""
+    WITH added AS (
+        INSERT INTO devices (device_hash, player_id, last_used_at)
+        VALUES (:device_hash, :player_id, CASE WHEN :used THEN now() END)
+        ON CONFLICT (device_hash) DO NOTHING RETURNING player_id)
+    SELECT player_id FROM added
+    UNION ALL SELECT player_id FROM devices WHERE device_hash = :device_hash
+    LIMIT 1
+""")
 
 
 async def add_device(
@@ -89,35 +106,23 @@ async def add_device(
 ) -> UUID:
     """Bind the device to the player (`used`: signing it in now), unless it is bound already:
     the player it names."""
-    bound: UUID = await conn.fetchval(
-        """
-        WITH added AS (
-            INSERT INTO devices (device_hash, player_id, last_used_at)
-            VALUES ($1, $2, CASE WHEN $3 THEN now() END)
-            ON CONFLICT (device_hash) DO NOTHING RETURNING player_id)
-        SELECT player_id FROM added
-        UNION ALL SELECT player_id FROM devices WHERE device_hash = $1
-        LIMIT 1
-        """,
-        device_hash,
-        player_id,
-        used,
-    )
+    args = _ADD_DEVICE.args(device_hash=device_hash, player_id=player_id, used=used)
+    bound: UUID = await conn.fetchval(_ADD_DEVICE.sql, *args)
     return bound
+
+
+# In the index's order: a plan that scans the table for the first rows it meets may read
+# all of it when the player's rows lie at its end.
+_COUNT_DEVICES = named("""
+    SELECT count(*) FROM (SELECT 1 FROM devices WHERE player_id = :player_id
+                           ORDER BY created_at LIMIT :up_to) AS d
+""")
 
 
 async def count_devices(conn: asyncpg.Connection, player_id: UUID, up_to: int) -> int:
     """How many devices the player has, counted no further than `up_to`."""
-    # In the index's order: a plan that scans the table for the first rows it meets may read
-    # all of it when the player's rows lie at its end.
-    counted: int = await conn.fetchval(
-        """
-        SELECT count(*) FROM (SELECT 1 FROM devices WHERE player_id = $1
-                               ORDER BY created_at LIMIT $2) AS d
-        """,
-        player_id,
-        up_to,
-    )
+    args = _COUNT_DEVICES.args(player_id=player_id, up_to=up_to)
+    counted: int = await conn.fetchval(_COUNT_DEVICES.sql, *args)
     return counted
 
 
@@ -128,24 +133,30 @@ class Device:
     last_used_at: datetime | None
 
 
-# The player $1's first $2 devices, in the order they were linked (`devices_player_linked_idx`).
+# The first `:limit` devices of player `:player_id`, in the order they were linked
+# (`devices_player_linked_idx`).
 _LISTED = """
     SELECT device_hash, created_at, last_used_at FROM devices
-     WHERE player_id = $1 ORDER BY created_at LIMIT $2
+     WHERE player_id = :player_id ORDER BY created_at LIMIT :limit
 """
+
+_DEVICES_OF = named(
+    f"SELECT {_FINGERPRINT} AS fingerprint, created_at, last_used_at FROM ({_LISTED}) AS d"
+    " ORDER BY created_at"
+)
 
 
 async def devices_of(
     conn: asyncpg.Connection | asyncpg.Pool, player_id: UUID, limit: int
 ) -> list[Device]:
     """The player's first `limit` devices, in the order they were linked."""
-    rows = await conn.fetch(
-        f"SELECT {_FINGERPRINT} AS fingerprint, created_at, last_used_at FROM ({_LISTED}) AS d"
-        " ORDER BY created_at",
-        player_id,
-        limit,
-    )
+    rows = await conn.fetch(_DEVICES_OF.sql, *_DEVICES_OF.args(player_id=player_id, limit=limit))
     return [Device(r["fingerprint"], r["created_at"], r["last_used_at"]) for r in rows]
+
+
+_FIND_DEVICE = named(
+    f"SELECT device_hash FROM ({_LISTED}) AS d WHERE {_FINGERPRINT} = :fingerprint LIMIT 1"
+)
 
 
 async def find_device(
@@ -153,19 +164,26 @@ async def find_device(
 ) -> bytes | None:
     """The kept hash of the device of that fingerprint among the player's first `limit` (those
     it is shown), if any."""
-    found: bytes | None = await conn.fetchval(
-        f"SELECT device_hash FROM ({_LISTED}) AS d WHERE {_FINGERPRINT} = $3 LIMIT 1",
-        player_id,
-        limit,
-        fingerprint,
-    )
+    args = _FIND_DEVICE.args(player_id=player_id, limit=limit, fingerprint=fingerprint)
+    found: bytes | None = await conn.fetchval(_FIND_DEVICE.sql, *args)
     return None if found is None else bytes(found)
 
 
+_REMOVE_DEVICE = named(
+    "DELETE FROM devices WHERE player_id = :player_id AND device_hash = :device_hash"
+)
+
+
 async def remove_device(conn: asyncpg.Connection, player_id: UUID, device_hash: bytes) -> None:
-    await conn.execute(
-        "DELETE FROM devices WHERE player_id = $1 AND device_hash = $2", player_id, device_hash
-    )
+    args = _REMOVE_DEVICE.args(player_id=player_id, device_hash=device_hash)
+    await conn.execute(_REMOVE_DEVICE.sql, *args)
+
+
+_START_SESSION = named("""
+    INSERT INTO sessions (session_id, player_id, created_at)
+    VALUES (:session_id, :player_id, clock_timestamp())
+    RETURNING extract(epoch FROM created_at)::float8
+""")
 
 
 async def start_session(
@@ -174,60 +192,55 @@ async def start_session(
     """A new session for the player, with its first refresh token: its id, and when it started
     (epoch seconds, the clock now: after any sign-out everywhere the caller waited for)."""
     session_id = uuid4()
-    started: float = await conn.fetchval(
-        """
-        INSERT INTO sessions (session_id, player_id, created_at)
-        VALUES ($1, $2, clock_timestamp())
-        RETURNING extract(epoch FROM created_at)::float8
-        """,
-        session_id,
-        player_id,
-    )
+    args = _START_SESSION.args(session_id=session_id, player_id=player_id)
+    started: float = await conn.fetchval(_START_SESSION.sql, *args)
     await add_refresh(conn, session_id, refresh_hash, ttl_seconds)
     return session_id, started
 
 
+# In the index's order, as count_devices.
+_COUNT_LIVE_SESSIONS = named(
+    f"SELECT count(*) FROM ({_LIVE_SESSIONS} ORDER BY created_at LIMIT :up_to) AS s"
+)
+
+
 async def count_live_sessions(conn: asyncpg.Connection, player_id: UUID, up_to: int) -> int:
     """How many sessions of the player are live, counted no further than `up_to`."""
-    # In the index's order, as count_devices.
-    counted: int = await conn.fetchval(
-        f"SELECT count(*) FROM ({_LIVE_SESSIONS} ORDER BY created_at LIMIT $2) AS s",
-        player_id,
-        up_to,
-    )
+    args = _COUNT_LIVE_SESSIONS.args(player_id=player_id, up_to=up_to)
+    counted: int = await conn.fetchval(_COUNT_LIVE_SESSIONS.sql, *args)
     return counted
+
+
+_REVOKE_OLDEST = named(f"""
+    UPDATE sessions SET revoked_at = now()
+     WHERE session_id IN (SELECT session_id FROM ({_LIVE_SESSIONS}) AS s
+                           WHERE session_id <> :current ORDER BY created_at LIMIT :count)
+    RETURNING session_id
+""")
 
 
 async def revoke_oldest_sessions(
     conn: asyncpg.Connection, player_id: UUID, current: UUID, count: int
 ) -> list[UUID]:
     """Revoke the player's `count` oldest live sessions but `current`: the sessions revoked."""
-    rows = await conn.fetch(
-        f"""
-        UPDATE sessions SET revoked_at = now()
-         WHERE session_id IN (SELECT session_id FROM ({_LIVE_SESSIONS}) AS s
-                               WHERE session_id <> $2 ORDER BY created_at LIMIT $3)
-        RETURNING session_id
-        """,
-        player_id,
-        current,
-        count,
-    )
+    args = _REVOKE_OLDEST.args(player_id=player_id, current=current, count=count)
+    rows = await conn.fetch(_REVOKE_OLDEST.sql, *args)
     return [r["session_id"] for r in rows]
+
+
+_ADD_REFRESH = named("""
+    INSERT INTO refresh_tokens (token_hash, session_id, expires_at)
+    VALUES (:refresh_hash, :session_id, now() + make_interval(secs => :ttl_seconds))
+""")
 
 
 async def add_refresh(
     conn: asyncpg.Connection, session_id: UUID, refresh_hash: bytes, ttl_seconds: int
 ) -> None:
-    await conn.execute(
-        """
-        INSERT INTO refresh_tokens (token_hash, session_id, expires_at)
-        VALUES ($1, $2, now() + make_interval(secs => $3))
-        """,
-        refresh_hash,
-        session_id,
-        float(ttl_seconds),
+    args = _ADD_REFRESH.args(
+        refresh_hash=refresh_hash, session_id=session_id, ttl_seconds=float(ttl_seconds)
     )
+    await conn.execute(_ADD_REFRESH.sql, *args)
 
 
 @dataclass(frozen=True)
@@ -244,21 +257,21 @@ class Refresh:
     successor: bytes | None
 
 
+_LOCK_REFRESH = named("""
+    SELECT r.session_id, s.created_at, r.expires_at <= now() AS expired,
+           s.revoked_at IS NOT NULL AS revoked,
+           extract(epoch FROM r.used_at)::float8 AS used_at,
+           extract(epoch FROM now() - r.used_at)::float8 AS used_seconds_ago, r.successor
+      FROM refresh_tokens r
+      JOIN sessions s USING (session_id)
+     WHERE r.token_hash = :refresh_hash
+       FOR UPDATE OF r, s
+""")
+
+
 async def lock_refresh(conn: asyncpg.Connection, refresh_hash: bytes) -> Refresh | None:
     """The refresh token, its row and its session's locked until the transaction ends."""
-    row = await conn.fetchrow(
-        """
-        SELECT r.session_id, s.created_at, r.expires_at <= now() AS expired,
-               s.revoked_at IS NOT NULL AS revoked,
-               extract(epoch FROM r.used_at)::float8 AS used_at,
-               extract(epoch FROM now() - r.used_at)::float8 AS used_seconds_ago, r.successor
-          FROM refresh_tokens r
-          JOIN sessions s USING (session_id)
-         WHERE r.token_hash = $1
-           FOR UPDATE OF r, s
-        """,
-        refresh_hash,
-    )
+    row = await conn.fetchrow(_LOCK_REFRESH.sql, *_LOCK_REFRESH.args(refresh_hash=refresh_hash))
     if row is None:
         return None
     return Refresh(
@@ -272,12 +285,22 @@ async def lock_refresh(conn: asyncpg.Connection, refresh_hash: bytes) -> Refresh
     )
 
 
+_WAS_USED = named("SELECT used_at IS NOT NULL FROM refresh_tokens WHERE token_hash = :refresh_hash")
+
+
 async def was_used(conn: asyncpg.Connection, refresh_hash: bytes) -> bool:
     """Whether that refresh token was used (read now, after any lock the caller waited for)."""
     used: bool | None = await conn.fetchval(
-        "SELECT used_at IS NOT NULL FROM refresh_tokens WHERE token_hash = $1", refresh_hash
+        _WAS_USED.sql, *_WAS_USED.args(refresh_hash=refresh_hash)
     )
     return bool(used)
+
+
+_ROTATE = named("""
+    UPDATE refresh_tokens SET used_at = clock_timestamp(), successor = :replacement
+     WHERE token_hash = :used
+    RETURNING extract(epoch FROM used_at)::float8
+""")
 
 
 async def rotate(
@@ -286,40 +309,40 @@ async def rotate(
     """Mark `used` as used now, with `replacement` as its successor, and keep `replacement`:
     when it was used (epoch seconds, the clock now: after the locks the caller waited for)."""
     await add_refresh(conn, session_id, replacement, ttl_seconds)
-    at: float = await conn.fetchval(
-        """
-        UPDATE refresh_tokens SET used_at = clock_timestamp(), successor = $2
-         WHERE token_hash = $1
-        RETURNING extract(epoch FROM used_at)::float8
-        """,
-        used,
-        replacement,
-    )
+    at: float = await conn.fetchval(_ROTATE.sql, *_ROTATE.args(used=used, replacement=replacement))
     return at
+
+
+_LIVE_REFRESH = named("""
+    SELECT EXISTS (
+        SELECT 1 FROM refresh_tokens r JOIN sessions s USING (session_id)
+                 JOIN players p USING (player_id)
+         WHERE r.token_hash = :refresh_hash AND s.player_id = :player_id AND s.revoked_at IS NULL
+           AND s.created_at > coalesce(p.tokens_after, '-infinity')
+           AND r.used_at IS NULL AND r.expires_at > now())
+""")
 
 
 async def live_refresh(conn: asyncpg.Connection, player_id: UUID, refresh_hash: bytes) -> bool:
     """Whether the refresh token is the player's, unused, unexpired, of a live session."""
-    found: bool = await conn.fetchval(
-        """
-        SELECT EXISTS (
-            SELECT 1 FROM refresh_tokens r JOIN sessions s USING (session_id)
-                     JOIN players p USING (player_id)
-             WHERE r.token_hash = $1 AND s.player_id = $2 AND s.revoked_at IS NULL
-               AND s.created_at > coalesce(p.tokens_after, '-infinity')
-               AND r.used_at IS NULL AND r.expires_at > now())
-        """,
-        refresh_hash,
-        player_id,
-    )
+    args = _LIVE_REFRESH.args(refresh_hash=refresh_hash, player_id=player_id)
+    found: bool = await conn.fetchval(_LIVE_REFRESH.sql, *args)
     return found
 
 
+_REVOKE_SESSION = named(
+    "UPDATE sessions SET revoked_at = now() WHERE session_id = :session_id AND revoked_at IS NULL"
+)
+
+
 async def revoke_session(conn: asyncpg.Connection, session_id: UUID) -> None:
-    await conn.execute(
-        "UPDATE sessions SET revoked_at = now() WHERE session_id = $1 AND revoked_at IS NULL",
-        session_id,
-    )
+    await conn.execute(_REVOKE_SESSION.sql, *_REVOKE_SESSION.args(session_id=session_id))
+
+
+_SIGN_OUT_EVERYWHERE = named("""
+    UPDATE players SET tokens_after = clock_timestamp() WHERE player_id = :player_id
+    RETURNING extract(epoch FROM tokens_after)::float8
+""")
 
 
 async def sign_out_everywhere(conn: asyncpg.Connection, player_id: UUID) -> float:
@@ -327,11 +350,7 @@ async def sign_out_everywhere(conn: asyncpg.Connection, player_id: UUID) -> floa
     row, however many sessions. The time (epoch seconds): the clock at this statement, so that
     it is later than every token issued before it."""
     at: float = await conn.fetchval(
-        """
-        UPDATE players SET tokens_after = clock_timestamp() WHERE player_id = $1
-        RETURNING extract(epoch FROM tokens_after)::float8
-        """,
-        player_id,
+        _SIGN_OUT_EVERYWHERE.sql, *_SIGN_OUT_EVERYWHERE.args(player_id=player_id)
     )
     return at
 
@@ -354,11 +373,11 @@ def _revoked(rows: list[asyncpg.Record]) -> Revoked:
     return Revoked(sessions, players, read_at)
 
 
-# What was revoked after the times $1 (sessions) and $2 (players), in epoch seconds, through
-# `sessions_revoked_idx` and `players_tokens_after_idx`, with the clock of the read.
+# What was revoked after the times `sessions_since` and `players_since`, in epoch seconds,
+# through `sessions_revoked_idx` and `players_tokens_after_idx`, with the clock of the read.
 _REVOCATIONS = """
     SELECT 's' AS kind, session_id AS id, extract(epoch FROM revoked_at)::float8 AS at
-      FROM sessions WHERE revoked_at > to_timestamp($1)
+      FROM sessions WHERE revoked_at > to_timestamp({sessions_since})
     UNION ALL
     SELECT 'p', player_id, extract(epoch FROM tokens_after)::float8
       FROM players WHERE tokens_after > to_timestamp({players_since})
@@ -366,17 +385,26 @@ _REVOCATIONS = """
     SELECT 'n', NULL, extract(epoch FROM now())::float8
 """
 
+_REVOCATIONS_AT_START = named(
+    _REVOCATIONS.format(sessions_since=":sessions_since", players_since=":players_since")
+)
+
 
 async def revocations_at_start(
     pool: asyncpg.Pool, sessions_since: float, players_since: float
 ) -> Revoked:
     """Everything revoked after those times (epoch seconds): a process's first read, as large
     as the revocations within them."""
-    rows = await pool.fetch(_REVOCATIONS.format(players_since="$2"), sessions_since, players_since)
+    args = _REVOCATIONS_AT_START.args(sessions_since=sessions_since, players_since=players_since)
+    rows = await pool.fetch(_REVOCATIONS_AT_START.sql, *args)
     return _revoked(rows)
+
+
+# One time for both: a single parameter.
+_REVOCATIONS_SINCE = named(_REVOCATIONS.format(sessions_since=":since", players_since=":since"))
 
 
 async def revocations_since(pool: asyncpg.Pool, since: float) -> Revoked:
     """What was revoked after `since` (epoch seconds): each later read, a few rows."""
-    rows = await pool.fetch(_REVOCATIONS.format(players_since="$1"), since)
+    rows = await pool.fetch(_REVOCATIONS_SINCE.sql, *_REVOCATIONS_SINCE.args(since=since))
     return _revoked(rows)

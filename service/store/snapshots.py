@@ -8,6 +8,8 @@ from uuid import UUID
 
 import asyncpg
 
+from service.store.params import named
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -46,9 +48,9 @@ async def next_id(conn: asyncpg.Connection) -> int:
 
 # The pairing scans are the function pairing_candidates in schema.sql, so that they run under
 # a generic plan (see there).
-_NEAREST = (
+_NEAREST = named(
     "SELECT snapshot_id, snapshot_at, player_id, rating, warband"
-    " FROM pairing_candidates($1, $2, $3, $4, $5, $6)"
+    " FROM pairing_candidates(:ruleset, :round, :rating, :exclude_players, :ttl_seconds, :limit)"
 )
 
 
@@ -63,7 +65,15 @@ async def nearest(
     limit: int,
 ) -> list[Candidate]:
     """Up to `limit` fresh snapshots on each side of `rating`, nearest first overall."""
-    rows = await conn.fetch(_NEAREST, ruleset, round_, rating, exclude_players, ttl_seconds, limit)
+    args = _NEAREST.args(
+        ruleset=ruleset,
+        round=round_,
+        rating=rating,
+        exclude_players=exclude_players,
+        ttl_seconds=ttl_seconds,
+        limit=limit,
+    )
+    rows = await conn.fetch(_NEAREST.sql, *args)
     found = [
         Candidate(r["snapshot_id"], r["snapshot_at"], r["player_id"], r["rating"], r["warband"])
         for r in rows
@@ -71,12 +81,14 @@ async def nearest(
     return sorted(found, key=lambda c: (abs(c.rating - rating), c.snapshot_id))
 
 
+_GET = named(
+    "SELECT snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives, warband,"
+    " is_bot FROM snapshots WHERE snapshot_id = :snapshot_id"
+)
+
+
 async def get(conn: asyncpg.Connection | asyncpg.Pool, snapshot_id: int) -> SnapshotRow:
-    row = await conn.fetchrow(
-        "SELECT snapshot_id, run_id, player_id, round, ruleset, rating, wins, lives, warband,"
-        " is_bot FROM snapshots WHERE snapshot_id = $1",
-        snapshot_id,
-    )
+    row = await conn.fetchrow(_GET.sql, *_GET.args(snapshot_id=snapshot_id))
     return SnapshotRow(**{**dict(row), "warband": json.loads(row["warband"])})
 
 
@@ -91,48 +103,50 @@ class Owner:
 
 # A run counts once it played a battle: one ended won or lost, or abandoned past round 1 (its
 # shop's round is the battles played + 1), so that runs started and abandoned at once buy
-# nothing. The condition is runs_fought_idx's (schema.sql), and the count stops at `$3` rows:
-# it reads at most that many index entries, however many runs the owner has left empty.
-_OWNER = """
+# nothing. The condition is runs_fought_idx's (schema.sql), and the count stops at
+# `:runs_needed` rows: it reads at most that many index entries, however many runs the owner
+# has left empty.
+_OWNER = named("""
 SELECT extract(epoch FROM now() - p.created_at)::float8 AS age_seconds,
        (SELECT count(*) FROM (SELECT 1 FROM runs r
                                WHERE r.player_id = p.player_id
                                  AND (r.status IN ('won', 'lost')
                                       OR (r.status = 'abandoned'
                                           AND (r.shop ->> 'round')::integer > 1))
-                               LIMIT $3) fought)::int AS fought_runs,
+                               LIMIT :runs_needed) fought)::int AS fought_runs,
        (SELECT extract(epoch FROM now() - q.rated_at)::float8 FROM rated_pairs q
-         WHERE q.player_id = $1 AND q.owner_id = p.player_id) AS since_rated
+         WHERE q.player_id = :player_id AND q.owner_id = p.player_id) AS since_rated
   FROM players p
- WHERE p.player_id = $2
-"""
+ WHERE p.player_id = :owner_id
+""")
 
 
 async def owner(
     conn: asyncpg.Connection, player_id: UUID, owner_id: UUID, runs_needed: int
 ) -> Owner | None:
     """The ghost owner's standing toward `player_id`; None if the owner is gone."""
-    row = await conn.fetchrow(_OWNER, player_id, owner_id, runs_needed)
+    args = _OWNER.args(player_id=player_id, owner_id=owner_id, runs_needed=runs_needed)
+    row = await conn.fetchrow(_OWNER.sql, *args)
     if row is None:
         return None
     return Owner(row["age_seconds"], row["fought_runs"], row["since_rated"])
 
 
+_FORGET_RATED = named("""
+WITH gone AS (
+    DELETE FROM rated_pairs WHERE (player_id, owner_id) IN (
+        SELECT player_id, owner_id FROM rated_pairs
+         WHERE rated_at < now() - make_interval(secs => :older_than_seconds)
+         LIMIT :limit
+           FOR UPDATE SKIP LOCKED)
+    RETURNING 1)
+SELECT count(*) FROM gone
+""")
+
+
 async def forget_rated(conn: asyncpg.Connection, older_than_seconds: float, limit: int) -> int:
     """Delete up to `limit` remembered ratings older than `older_than_seconds`, which decide
     nothing any more; rows a turn is writing are left for the next sweep."""
-    deleted: int = await conn.fetchval(
-        """
-        WITH gone AS (
-            DELETE FROM rated_pairs WHERE (player_id, owner_id) IN (
-                SELECT player_id, owner_id FROM rated_pairs
-                 WHERE rated_at < now() - make_interval(secs => $1)
-                 LIMIT $2
-                   FOR UPDATE SKIP LOCKED)
-            RETURNING 1)
-        SELECT count(*) FROM gone
-        """,
-        older_than_seconds,
-        limit,
-    )
+    args = _FORGET_RATED.args(older_than_seconds=older_than_seconds, limit=limit)
+    deleted: int = await conn.fetchval(_FORGET_RATED.sql, *args)
     return deleted

@@ -11,6 +11,8 @@ from datetime import datetime
 
 import asyncpg
 
+from service.store.params import named
+
 # Upper bounds of the histogram buckets; the last bucket is everything above.
 GAP_BOUNDS = (0, 25, 50, 100, 200, 400, 800, 1600)
 MS_BOUNDS = (0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000)
@@ -41,34 +43,34 @@ class PairingRow:
     ms_buckets: list[int]
 
 
+_POOL_DEPTH = named("""
+        SELECT round, sum(snapshots)::bigint AS depth FROM pool_counts
+         WHERE ruleset = :ruleset AND hour > date_trunc('hour', now() - make_interval(secs => :ttl))
+         GROUP BY round ORDER BY round
+        """)
+
+
 async def pool_depth(
     conn: asyncpg.Pool | asyncpg.Connection, ruleset: str, ttl_seconds: float
 ) -> dict[int, int]:
     """Snapshots per round that entered the pool within the time-to-live (to the hour)."""
-    rows = await conn.fetch(
-        """
-        SELECT round, sum(snapshots)::bigint AS depth FROM pool_counts
-         WHERE ruleset = $1 AND hour > date_trunc('hour', now() - make_interval(secs => $2))
-         GROUP BY round ORDER BY round
-        """,
-        ruleset,
-        ttl_seconds,
-    )
+    args = _POOL_DEPTH.args(ruleset=ruleset, ttl=ttl_seconds)
+    rows = await conn.fetch(_POOL_DEPTH.sql, *args)
     return {r["round"]: r["depth"] for r in rows}
+
+
+_PAIRINGS_SINCE = named("""
+        SELECT hour, round, rung, sum(pairings)::bigint AS pairings,
+               array_agg(gap_buckets) AS gaps, array_agg(ms_buckets) AS ms
+          FROM pairing_stats
+         WHERE hour >= date_trunc('hour', now()) - make_interval(hours => :hours - 1)
+         GROUP BY hour, round, rung ORDER BY hour, round, rung
+        """)
 
 
 async def pairings_since(conn: asyncpg.Pool | asyncpg.Connection, hours: int) -> list[PairingRow]:
     """Pairings per (hour, round, rung) over the last `hours` hours, shards summed."""
-    rows = await conn.fetch(
-        """
-        SELECT hour, round, rung, sum(pairings)::bigint AS pairings,
-               array_agg(gap_buckets) AS gaps, array_agg(ms_buckets) AS ms
-          FROM pairing_stats
-         WHERE hour >= date_trunc('hour', now()) - make_interval(hours => $1 - 1)
-         GROUP BY hour, round, rung ORDER BY hour, round, rung
-        """,
-        hours,
-    )
+    rows = await conn.fetch(_PAIRINGS_SINCE.sql, *_PAIRINGS_SINCE.args(hours=hours))
     return [
         PairingRow(
             r["hour"],
@@ -128,19 +130,19 @@ class MatchHour:
     turns: list[int]  # turns per bucket of TURN_BOUNDS; a match's first action has none
 
 
-async def match_hours(conn: asyncpg.Pool | asyncpg.Connection, hours: int) -> list[MatchHour]:
-    """Actions, timeouts and turn times per (hour, game) over the last `hours` hours, from the
-    roll-up that storing actions keeps (schema.sql match_stats), shards summed."""
-    rows = await conn.fetch(
-        """
+_MATCH_HOURS = named("""
         SELECT hour, game, bucket, sum(actions)::bigint AS actions,
                sum(timeouts)::bigint AS timeouts
           FROM match_stats
-         WHERE hour >= date_trunc('hour', now()) - make_interval(hours => $1 - 1)
+         WHERE hour >= date_trunc('hour', now()) - make_interval(hours => :hours - 1)
          GROUP BY hour, game, bucket ORDER BY hour, game, bucket
-        """,
-        hours,
-    )
+        """)
+
+
+async def match_hours(conn: asyncpg.Pool | asyncpg.Connection, hours: int) -> list[MatchHour]:
+    """Actions, timeouts and turn times per (hour, game) over the last `hours` hours, from the
+    roll-up that storing actions keeps (schema.sql match_stats), shards summed."""
+    rows = await conn.fetch(_MATCH_HOURS.sql, *_MATCH_HOURS.args(hours=hours))
     actions: dict[tuple[datetime, str], int] = defaultdict(int)
     timeouts: dict[tuple[datetime, str], int] = defaultdict(int)
     turns: dict[tuple[datetime, str], list[int]] = {}

@@ -70,7 +70,8 @@ async def test_only_runs_that_played_a_battle_count_and_the_count_reads_an_index
         # of fought runs, and no more of them than asked for.
         await conn.execute("SET plan_cache_mode = force_generic_plan")
         explained = await conn.fetchval(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + snapshots._OWNER, fighter, owner, 3
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + snapshots._OWNER.sql,
+            *snapshots._OWNER.args(player_id=fighter, owner_id=owner, runs_needed=3),
         )
     scans = [
         n for n in _nodes(json.loads(explained)[0]["Plan"]) if n.get("Relation Name") == "runs"
