@@ -22,7 +22,9 @@ import asyncio
 import hashlib
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
@@ -124,7 +126,10 @@ def _parse(filename: str, sql: str) -> Migration:
     return migration
 
 
-def known() -> list[Migration]:
+# Read once: the files are the release's own, and a running instance reads its level every
+# MIGRATION_CHECK_SECONDS.
+@cache
+def known() -> tuple[Migration, ...]:
     """This release's migrations, in order; refused unless numbered 1, 2, ... without a gap."""
     found = sorted(
         (
@@ -137,7 +142,7 @@ def known() -> list[Migration]:
     for expected, migration in enumerate(found, start=1):
         if migration.version != expected:
             raise MigrationError(f"migration {expected} is missing before {migration.title}")
-    return found
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,7 @@ async def _plan(conn: asyncpg.Connection, target: int | None) -> Plan:
     return Plan(found, pending, adopt)
 
 
-async def _check_applied(conn: asyncpg.Connection, migrations: list[Migration]) -> None:
+async def _check_applied(conn: asyncpg.Connection, migrations: Sequence[Migration]) -> None:
     by_version = {m.version: m for m in migrations}
     for row in await conn.fetch("SELECT version, checksum FROM schema_migrations ORDER BY 1"):
         migration = by_version.get(row["version"])
