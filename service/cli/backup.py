@@ -19,7 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from service.config import ConfigError, Settings, load_settings
+from service.cli.settings import settings_or_explain
+from service.config import Settings
 from service.runtime.backups import (
     BackupError,
     archive_of,
@@ -40,14 +41,6 @@ def parse_target(text: str) -> datetime | None:
     if when.tzinfo is None:
         raise argparse.ArgumentTypeError(f"{text!r} names no time zone (add +00:00 or Z)")
     return when
-
-
-def _settings() -> Settings | None:
-    try:
-        return load_settings()
-    except ConfigError as exc:
-        print(f"configuration error: {exc}", file=sys.stderr)
-        return None
 
 
 def _backup_parser() -> argparse.ArgumentParser:
@@ -74,7 +67,7 @@ def _take(settings: Settings, url: str, out: TextIO) -> None:
 
 def backup_main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     _backup_parser().parse_args(argv)
-    settings = _settings()
+    settings = settings_or_explain()
     if settings is None:
         return 2
     try:
@@ -123,7 +116,7 @@ def restore_main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     args = parser.parse_args(argv)
     # Without --to, the restore already in DIR is finished.
     finish = not hasattr(args, "to")
-    settings = _settings()
+    settings = settings_or_explain()
     if settings is None:
         return 2
     try:

@@ -14,7 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from service.config import ConfigError, Settings, load_settings
+from service.cli.settings import settings_or_explain
+from service.config import Settings
 from service.runtime.backups import archive_of
 from service.runtime.embedded_db import EmbeddedDatabaseBusy, EmbeddedPostgres, running_uri
 from service.store import migrate
@@ -72,10 +73,8 @@ def _url(settings: Settings) -> str | None:
 
 def main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     args = _parser().parse_args(argv)
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        print(f"configuration error: {exc}", file=sys.stderr)
+    settings = settings_or_explain()
+    if settings is None:
         return 2
     embedded: EmbeddedPostgres | None = None
     try:

@@ -19,7 +19,8 @@ from typing import TextIO
 
 import asyncpg
 
-from service.config import ConfigError, Settings, load_settings
+from service.cli.settings import settings_or_explain
+from service.config import Settings
 from service.runtime.embedded_db import EmbeddedDatabaseBusy, EmbeddedPostgres
 from service.store import partitions
 
@@ -82,10 +83,8 @@ def _refusal(settings: Settings, args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     args = _parser().parse_args(argv)
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        print(f"configuration error: {exc}", file=sys.stderr)
+    settings = settings_or_explain()
+    if settings is None:
         return 2
     refusal = _refusal(settings, args)
     if refusal is not None:
