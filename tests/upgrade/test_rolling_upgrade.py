@@ -34,7 +34,6 @@ from urllib.parse import urlsplit
 import aiohttp
 import asyncpg
 import psutil
-import pytest
 
 from service.runtime.cluster import (
     HOST,
@@ -46,10 +45,8 @@ from service.runtime.cluster import (
     render,
     running,
 )
-from service.runtime.embedded_db import EmbeddedPostgres
 from service.version import VERSION
 from tests.api.matches_helpers import cache_agrees_with_log
-from tests.conftest import make_url
 from tests.faults import RETRIED, Workload, lost_writes
 from tests.http import Answer, Api
 from tests.upgrade.release import REPOSITORY, previous, source_tree
@@ -77,19 +74,6 @@ RELOAD_SECONDS = 15.0
 ATTEMPTS = 400
 RESENDS = 5
 RELOAD_MARGIN_SECONDS = 0.5
-
-
-@pytest.fixture
-async def database_url(embedded_db: EmbeddedPostgres) -> AsyncIterator[str]:
-    """A new database of the suite's PostgreSQL (an initdb would cost seconds)."""
-    name = f"rolling_{uuid.uuid4().hex}"
-    admin = await asyncpg.connect(embedded_db.uri)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_url(embedded_db.uri, name)
-    finally:
-        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 @dataclass
@@ -351,7 +335,7 @@ class Switch:
 
 
 async def test_players_see_no_error_and_lose_no_write_while_the_release_is_replaced(
-    database_url: str, tmp_path: Path
+    fresh_database_url: str, tmp_path: Path
 ) -> None:
     started = time.monotonic()
     release = previous()
@@ -360,7 +344,7 @@ async def test_players_see_no_error_and_lose_no_write_while_the_release_is_repla
         tmp_path / "topology",
         instances=2,
         env=INSTANCE_ENV,
-        database_url=database_url,
+        database_url=fresh_database_url,
         tree=tree,
     ) as cluster:
         old = list(cluster.instances)
@@ -381,7 +365,8 @@ async def test_players_see_no_error_and_lose_no_write_while_the_release_is_repla
                     stop.set()
         new = switch.new
         versions = [(await health(i)).get("version") for i in new]
-    lost = await lost_writes(database_url, workload) + await lost_actions(database_url, tables)
+    lost = await lost_writes(fresh_database_url, workload)
+    lost += await lost_actions(fresh_database_url, tables)
 
     by_old = sum(answers.served_by[i.name] for i in old)
     by_new = sum(answers.served_by[i.name] for i in new)
