@@ -11,6 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from bench.migrations import as_release_0_1_0
 from service.store import migrate
 from service.store.migrate import Migration, MigrationError
 from service.version import VERSION
@@ -23,17 +24,6 @@ async def _ledger(url: str) -> list[asyncpg.Record]:
     conn = await asyncpg.connect(url)
     try:
         return await conn.fetch("SELECT * FROM schema_migrations ORDER BY version")
-    finally:
-        await conn.close()
-
-
-async def _as_made_by_release_0_1_0(url: str) -> None:
-    """What 0.1.0 left: its schema.sql (migration 1 byte for byte) and that text's SHA-256."""
-    baseline = migrate.known()[0]
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(baseline.sql)
-        await conn.execute("INSERT INTO schema_applied (digest) VALUES ($1)", baseline.checksum)
     finally:
         await conn.close()
 
@@ -96,7 +86,7 @@ async def test_migrations_go_up_to_a_target_and_never_back(fresh_database_url: s
 async def test_a_database_of_release_0_1_0_is_adopted_without_replaying_its_schema(
     fresh_database_url: str,
 ) -> None:
-    await _as_made_by_release_0_1_0(fresh_database_url)
+    await as_release_0_1_0(fresh_database_url)
     serving = await asyncpg.connect(fresh_database_url)
     try:
         async with serving.transaction():
