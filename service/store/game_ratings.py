@@ -8,7 +8,7 @@ deleted (schema.sql) and leave every board.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 from uuid import UUID
 
 import asyncpg
@@ -98,6 +98,16 @@ async def skills(conn: Conn, game: str, season: str, players: Sequence[UUID]) ->
     return {r["player_id"]: (r["mu"], r["sigma"]) for r in rows}
 
 
+def _columns(skills: Mapping[UUID, tuple[float, float]]) -> dict[str, list[Any]]:
+    """Players' (mu, sigma) as the columns `unnest` reads, in player id order."""
+    players = sorted(skills)
+    return {
+        "players": players,
+        "mus": [skills[p][0] for p in players],
+        "sigmas": [skills[p][1] for p in players],
+    }
+
+
 _INSERT_SKILLS = named("""
         INSERT INTO game_ratings (player_id, game, season, mu, sigma)
         SELECT p, :game, :season, mu, sigma
@@ -119,18 +129,12 @@ async def lock_skills(
     given one at `starting`'s (with no match counted yet). Rows are made and locked in player id
     order, so that two matches ending together with the same players wait, not deadlock; the
     second reads what the first wrote."""
-    players = sorted(starting)
-    args = _INSERT_SKILLS.args(
-        game=game,
-        season=season,
-        players=players,
-        mus=[starting[p][0] for p in players],
-        sigmas=[starting[p][1] for p in players],
+    columns = _columns(starting)
+    await conn.execute(
+        _INSERT_SKILLS.sql, *_INSERT_SKILLS.args(game=game, season=season, **columns)
     )
-    await conn.execute(_INSERT_SKILLS.sql, *args)
-    rows = await conn.fetch(
-        _LOCK_SKILLS.sql, *_LOCK_SKILLS.args(game=game, season=season, players=players)
-    )
+    args = _LOCK_SKILLS.args(game=game, season=season, players=columns["players"])
+    rows = await conn.fetch(_LOCK_SKILLS.sql, *args)
     return {r["player_id"]: (r["mu"], r["sigma"]) for r in rows}
 
 
@@ -144,14 +148,7 @@ _RECORD_MATCH = named("""
 
 async def record_match(conn: asyncpg.Connection, game: str, season: str, rated: Skills) -> None:
     """Store the players' new (mu, sigma), one more match each."""
-    players = sorted(rated)
-    args = _RECORD_MATCH.args(
-        game=game,
-        season=season,
-        players=players,
-        mus=[rated[p][0] for p in players],
-        sigmas=[rated[p][1] for p in players],
-    )
+    args = _RECORD_MATCH.args(game=game, season=season, **_columns(rated))
     await conn.execute(_RECORD_MATCH.sql, *args)
 
 
