@@ -25,7 +25,7 @@ from uuid import UUID
 
 import asyncpg
 
-from bench.database import on_database
+from bench.database import as_release_before_0_1_0, on_database
 from bench.table import format_table, percentile
 from service.games.kernel.ratings import Skill, rate
 from service.store.database import create_pool
@@ -90,9 +90,8 @@ async def fill_game(pool: asyncpg.Pool, count: int) -> float:
         await conn.execute("INSERT INTO seasons (name) VALUES ($1) ON CONFLICT DO NOTHING", SEASON)
         await conn.execute("DROP INDEX game_ratings_leaderboard_idx")
         await conn.execute("DROP TRIGGER game_ratings_counts_insert ON game_ratings")
-        # As a database of a release before 0.1.0: the baseline migration runs again.
-        await conn.execute("DROP TABLE schema_migrations")
-        await conn.execute("DELETE FROM schema_applied")
+        # The baseline migration runs again, and builds them.
+        await as_release_before_0_1_0(conn)
         # The load's sort in memory.
         await conn.execute("SET work_mem = '256MB'")
         await conn.execute("SET session_replication_role = replica")

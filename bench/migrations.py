@@ -18,7 +18,7 @@ from typing import Any
 
 import asyncpg
 
-from bench.database import on_database
+from bench.database import as_release_0_1_0, as_release_before_0_1_0, on_database
 from bench.leaderboard import fill as fill_players
 from bench.table import format_table
 from service.games.cryptids.content import DEFAULT_RULESET
@@ -69,17 +69,6 @@ async def fill(pool: asyncpg.Pool, players: int, runs: int) -> float:
             await conn.execute("RESET session_replication_role")
         await conn.execute("ANALYZE")
     return time.perf_counter() - started
-
-
-async def as_release_0_1_0(url: str) -> None:
-    """Migration 1's text applied and its digest recorded, as 0.1.0's start-up left them."""
-    baseline = migrate.known()[0]
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(baseline.sql)
-        await conn.execute("INSERT INTO schema_applied (digest) VALUES ($1)", baseline.checksum)
-    finally:
-        await conn.close()
 
 
 async def _bystander(pool: asyncpg.Pool, player_id: Any, stop: asyncio.Event) -> list[float]:
@@ -140,7 +129,7 @@ async def measure(url: str, players: int, runs: int) -> list[dict[str, str]]:
         level = migrate.known()[-1].version
         upgrade = await _beside_a_bystander(pool, lambda: migrate.migrate(url))
         rows.append(_row(f"0.1.0's database to migration {level}", *upgrade))
-        await pool.execute("DROP TABLE schema_migrations; DELETE FROM schema_applied")
+        await as_release_before_0_1_0(pool)
         older = await _beside_a_bystander(pool, lambda: migrate.migrate(url))
         rows.append(_row(f"an older release's database to migration {level}", *older))
     finally:

@@ -126,13 +126,6 @@ async def migrated(pool: asyncpg.Pool) -> None:
         await migrate_on(conn)
 
 
-async def as_made_before_migrations(pool: asyncpg.Pool) -> None:
-    """The database as a release before 0.1.0 left it: no ledger of migrations, and no record
-    of 0.1.0's schema, so that the next migration applies the baseline's conversions."""
-    await pool.execute("DROP TABLE schema_migrations")
-    await pool.execute("DELETE FROM schema_applied")
-
-
 def make_url(url: str, database: str) -> str:
     """The same server URL naming another database."""
     parts = urlsplit(url)

@@ -10,9 +10,10 @@ from uuid import UUID
 import asyncpg
 import pytest
 
+from bench.database import as_release_before_0_1_0
 from service.store import game_ratings as store
 from service.store.database import create_pool
-from tests.conftest import as_made_before_migrations, migrated
+from tests.conftest import migrated
 
 GAME = "necromancers"
 SEASON = "s1"
@@ -250,7 +251,7 @@ async def test_a_database_made_before_gets_the_flags_indexes_and_counts_once(
         "CREATE INDEX game_ratings_board_idx"
         " ON game_ratings (game, season, ordinal DESC, player_id)"
     )
-    await as_made_before_migrations(pool)
+    await as_release_before_0_1_0(pool)
     # Players it deleted while it ran the previous version.
     await pool.execute("UPDATE players SET deleted_at = now() WHERE player_id = ANY($1)", ids[1:4])
     await migrated(pool)

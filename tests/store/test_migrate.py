@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bench.migrations import as_release_0_1_0
+from bench.database import as_release_0_1_0, as_release_before_0_1_0
 from service.store import migrate
 from service.store.migrate import Migration, MigrationError
 from service.version import VERSION
@@ -120,8 +120,8 @@ async def test_a_migration_that_meets_a_held_lock_gives_way_and_is_applied_after
     conn = await asyncpg.connect(fresh_database_url)
     serving = await asyncpg.connect(fresh_database_url)
     try:
-        # As a release before 0.1.0 left it: the baseline runs again, altering its tables.
-        await conn.execute("DROP TABLE schema_migrations; DELETE FROM schema_applied")
+        # The baseline runs again, altering its tables.
+        await as_release_before_0_1_0(conn)
         async with serving.transaction():
             await serving.execute("LOCK TABLE runs IN ROW EXCLUSIVE MODE")
             applying = asyncio.create_task(migrate.migrate(fresh_database_url))

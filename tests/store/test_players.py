@@ -5,11 +5,12 @@ import uuid
 import asyncpg
 import pytest
 
+from bench.database import as_release_before_0_1_0
 from bench.leaderboard import fill, ladder_positions
 from service.store import players as store
 from service.store.players import PlayerRow
 from service.usecases import players
-from tests.conftest import as_made_before_migrations, migrated
+from tests.conftest import migrated
 
 # Generous: the read takes a few milliseconds on a laptop; counting over the table took seconds.
 AROUND_ME_MS = 20.0
@@ -66,7 +67,7 @@ async def test_a_database_made_before_rating_counts_gets_them_once(pool: asyncpg
     for event in ("insert", "update", "delete"):
         await pool.execute(f"DROP TRIGGER players_rating_counts_{event} ON players")
     await pool.execute("DROP TABLE rating_counts")
-    await as_made_before_migrations(pool)
+    await as_release_before_0_1_0(pool)
     await pool.execute("UPDATE players SET rating = rating - 3 WHERE name LIKE 'p1%'")
     await migrated(pool)
     assert await pool.fetchval(_MISCOUNTED) == 0
